@@ -1,0 +1,363 @@
+//! Configuration: where it is found, what it may say, and the policy it gives
+//! each site.
+//!
+//! The file is TOML. Unknown keys are errors, so a typo such as `intervall`
+//! is reported with its line instead of silently leaving the default in force.
+
+use std::{
+    env,
+    path::{Path, PathBuf},
+};
+
+use serde::Deserialize;
+
+use crate::{
+    decision::Policy,
+    error::{Error, Result},
+};
+
+/// Default least gap between two requests to one site.
+pub const DEFAULT_INTERVAL_MS: u64 = 10_000;
+/// Default time an admitted call holds its site if no Post event comes.
+pub const DEFAULT_HOLD_MS: u64 = 120_000;
+/// Default longest wait before a call gives up and is blocked. Under the
+/// 300 s hook timeout the README sets, so pace-hook always answers before
+/// Claude Code would kill it and let the call through.
+pub const DEFAULT_MAX_WAIT_MS: u64 = 270_000;
+/// Default age after which a lock or queue place is reclaimed even if its
+/// owner still seems alive.
+pub const DEFAULT_STALE_AFTER_MS: u64 = 15 * 60_000;
+
+/// A configured site: a name that owns some domains and their subdomains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteConfig {
+    /// The site key, used in messages, the log and file names.
+    pub name: String,
+    /// Domains the site owns, lowercase, without a trailing dot.
+    pub domains: Vec<String>,
+    /// The site's own interval, if it has one.
+    pub interval_ms: Option<u64>,
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Least gap, finish to start, between two requests to one site.
+    pub interval_ms: u64,
+    /// How long an admitted call keeps its site busy if no Post event comes.
+    pub hold_ms: u64,
+    /// How long a call may wait for its turn before it is blocked.
+    pub max_wait_ms: u64,
+    /// Age after which a queue place or lock is reclaimed regardless.
+    pub stale_after_ms: u64,
+    /// Configured sites.
+    pub sites: Vec<SiteConfig>,
+    /// The file this came from, if any.
+    pub source: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            interval_ms: DEFAULT_INTERVAL_MS,
+            hold_ms: DEFAULT_HOLD_MS,
+            max_wait_ms: DEFAULT_MAX_WAIT_MS,
+            stale_after_ms: DEFAULT_STALE_AFTER_MS,
+            sites: Vec::new(),
+            source: None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    interval: Option<String>,
+    in_flight_hold: Option<String>,
+    max_wait: Option<String>,
+    stale_after: Option<String>,
+    #[serde(default)]
+    site: Vec<RawSite>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSite {
+    name: String,
+    #[serde(default)]
+    domains: Vec<String>,
+    interval: Option<String>,
+}
+
+impl Config {
+    /// Find and load the config: `PACE_HOOK_CONFIG`, else
+    /// `$CLAUDE_PROJECT_DIR/.claude/pace-hook.toml`, else
+    /// `$XDG_CONFIG_HOME/pace-hook/config.toml` (`~/.config/...`), else the
+    /// defaults. A file named by `PACE_HOOK_CONFIG` must exist.
+    pub fn discover() -> Result<Self> {
+        if let Some(path) = env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
+            return Self::load(Path::new(&path));
+        }
+        for path in candidate_paths() {
+            match std::fs::read_to_string(&path) {
+                Ok(text) => return Self::parse(&text, &path),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(source) => return Err(Error::ConfigRead { path, source }),
+            }
+        }
+        Ok(Self::default())
+    }
+
+    /// Load the config at `path`.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::ConfigRead {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parse config text; `path` is only for messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        let bad = |line: Option<usize>, message: String| Error::Config {
+            path: path.to_owned(),
+            line,
+            message,
+        };
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            bad(line, e.message().trim().to_owned())
+        })?;
+        // Key lines for value errors found after parsing.
+        let line_for = |needle: &str| {
+            text.lines()
+                .position(|l| l.trim_start().starts_with(needle))
+                .map(|i| i + 1)
+        };
+        let duration = |key: &str, value: Option<String>, default: u64| -> Result<u64> {
+            match value {
+                None => Ok(default),
+                Some(v) => {
+                    parse_duration(&v).map_err(|m| bad(line_for(key), format!("`{key}`: {m}")))
+                }
+            }
+        };
+        let mut config = Config {
+            interval_ms: duration("interval", raw.interval, DEFAULT_INTERVAL_MS)?,
+            hold_ms: duration("in_flight_hold", raw.in_flight_hold, DEFAULT_HOLD_MS)?,
+            max_wait_ms: duration("max_wait", raw.max_wait, DEFAULT_MAX_WAIT_MS)?,
+            stale_after_ms: duration("stale_after", raw.stale_after, DEFAULT_STALE_AFTER_MS)?,
+            sites: Vec::new(),
+            source: Some(path.to_owned()),
+        };
+        for site in raw.site {
+            let name_line = line_for("name").or(line_for("[[site]]"));
+            let name = site.name.trim().to_ascii_lowercase();
+            if name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+                || name.starts_with('.')
+            {
+                return Err(bad(
+                    name_line,
+                    format!(
+                        "site name `{}` must be letters, digits, `-`, `_` or `.`, not starting with `.`",
+                        site.name
+                    ),
+                ));
+            }
+            if config.sites.iter().any(|s| s.name == name) {
+                return Err(bad(name_line, format!("site `{name}` is configured twice")));
+            }
+            let mut domains = Vec::new();
+            for d in &site.domains {
+                let host = crate::site::normalize_host(d).ok_or_else(|| {
+                    bad(
+                        line_for("domains"),
+                        format!("site `{name}`: `{d}` is not a domain"),
+                    )
+                })?;
+                domains.push(host);
+            }
+            let interval_ms = match site.interval {
+                None => None,
+                Some(v) => Some(parse_duration(&v).map_err(|m| {
+                    bad(
+                        line_for("interval"),
+                        format!("site `{name}`: `interval`: {m}"),
+                    )
+                })?),
+            };
+            config.sites.push(SiteConfig {
+                name,
+                domains,
+                interval_ms,
+            });
+        }
+        Ok(config)
+    }
+
+    /// The policy for the site with key `site`.
+    pub fn policy_for(&self, site: &str) -> Policy {
+        let interval_ms = self
+            .sites
+            .iter()
+            .find(|s| s.name == site)
+            .and_then(|s| s.interval_ms)
+            .unwrap_or(self.interval_ms);
+        Policy {
+            interval_ms,
+            hold_ms: self.hold_ms,
+        }
+    }
+}
+
+fn candidate_paths() -> Vec<PathBuf> {
+    let mut paths = Vec::with_capacity(2);
+    if let Some(dir) = env::var_os("CLAUDE_PROJECT_DIR").filter(|p| !p.is_empty()) {
+        paths.push(Path::new(&dir).join(".claude").join("pace-hook.toml"));
+    }
+    let config_home = env::var_os("XDG_CONFIG_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
+    if let Some(dir) = config_home {
+        paths.push(dir.join("pace-hook").join("config.toml"));
+    }
+    paths
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text.as_bytes()[..byte.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Parse a duration such as `10s`, `250ms`, `1.5s`, `2m` or `1h` into
+/// milliseconds.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| format!("`{text}` has no unit; write e.g. \"10s\" or \"250ms\""))?;
+    if split == 0 {
+        return Err(format!(
+            "`{text}` is not a duration; write e.g. \"10s\" or \"250ms\""
+        ));
+    }
+    let (number, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "ms" => 1.0,
+        "s" => 1_000.0,
+        "m" | "min" => 60_000.0,
+        "h" => 3_600_000.0,
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in `{text}`; use ms, s, m or h"
+            ));
+        }
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration; write e.g. \"10s\" or \"250ms\""))?;
+    let ms = value * scale;
+    if !ms.is_finite() || ms > (u64::MAX / 4) as f64 {
+        return Err(format!("`{text}` is too long"));
+    }
+    Ok(ms.ceil() as u64)
+}
+
+/// Format milliseconds for a person: `250 ms`, `10 s`, `2.5 s`, `4 min 30 s`.
+pub fn format_duration(ms: u64) -> String {
+    if ms < 1_000 {
+        format!("{ms} ms")
+    } else if ms < 60_000 {
+        if ms.is_multiple_of(1_000) {
+            format!("{} s", ms / 1_000)
+        } else {
+            format!("{:.1} s", ms as f64 / 1_000.0)
+        }
+    } else {
+        let s = ms.div_ceil(1_000);
+        match s % 60 {
+            0 => format!("{} min", s / 60),
+            r => format!("{} min {r} s", s / 60),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config> {
+        Config::parse(text, Path::new("/x/pace-hook.toml"))
+    }
+
+    #[test]
+    fn empty_file_gives_the_defaults() {
+        let c = parse("").unwrap();
+        assert_eq!(c.interval_ms, 10_000);
+        assert_eq!(c.hold_ms, 120_000);
+        assert_eq!(c.max_wait_ms, 270_000);
+    }
+
+    #[test]
+    fn the_documented_example_parses() {
+        let c = parse(
+            "interval = \"10s\"\nin_flight_hold = \"120s\"\nmax_wait = \"270s\"\n\n[[site]]\nname = \"social\"\ndomains = [\"example.social\"]\ninterval = \"30s\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.sites[0].name, "social");
+        assert_eq!(c.sites[0].domains, vec!["example.social"]);
+        assert_eq!(c.policy_for("social").interval_ms, 30_000);
+        assert_eq!(c.policy_for("other.com").interval_ms, 10_000);
+    }
+
+    #[test]
+    fn unknown_key_names_file_and_line() {
+        let e = parse("interval = \"1s\"\nintervall = \"2s\"\n").unwrap_err();
+        let m = e.to_string();
+        assert!(m.starts_with("config `/x/pace-hook.toml` line 2:"), "{m}");
+        assert!(m.contains("intervall"), "{m}");
+    }
+
+    #[test]
+    fn bad_duration_names_the_key_and_line() {
+        let e = parse("\nmax_wait = \"ten\"\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "config `/x/pace-hook.toml` line 2: `max_wait`: `ten` is not a duration; write e.g. \"10s\" or \"250ms\""
+        );
+    }
+
+    #[test]
+    fn site_names_cannot_escape_the_state_dir() {
+        for name in ["../etc", "a/b", ".hidden", ""] {
+            let text = format!("[[site]]\nname = \"{name}\"\ndomains = [\"a.com\"]\n");
+            assert!(parse(&text).is_err(), "{name} accepted");
+        }
+    }
+
+    #[test]
+    fn durations_parse_in_every_unit() {
+        assert_eq!(parse_duration("250ms"), Ok(250));
+        assert_eq!(parse_duration("10s"), Ok(10_000));
+        assert_eq!(parse_duration("1.5s"), Ok(1_500));
+        assert_eq!(parse_duration("2m"), Ok(120_000));
+        assert_eq!(parse_duration("1h"), Ok(3_600_000));
+        assert!(parse_duration("10").is_err());
+        assert!(parse_duration("10 parsecs").is_err());
+    }
+
+    #[test]
+    fn durations_format_for_people() {
+        assert_eq!(format_duration(250), "250 ms");
+        assert_eq!(format_duration(10_000), "10 s");
+        assert_eq!(format_duration(2_500), "2.5 s");
+        assert_eq!(format_duration(270_000), "4 min 30 s");
+    }
+}

@@ -1,0 +1,198 @@
+//! Every way pace-hook can fail, as one enum whose variants carry what the
+//! message needs. Messages are one line, lowercase, name the thing and the
+//! path, and say what to do next: on PreToolUse they reach the model.
+
+use std::{fmt, io, path::PathBuf};
+
+/// A pace-hook failure.
+#[derive(Debug)]
+pub enum Error {
+    /// Reading the hook event from stdin failed.
+    Stdin {
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// Stdin was empty.
+    EmptyInput,
+    /// Stdin was larger than pace-hook reads.
+    InputTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// Stdin was not a JSON hook event.
+    BadEvent {
+        /// What the parser said.
+        message: String,
+    },
+    /// A field the event needs was missing or of the wrong type.
+    MissingField {
+        /// The field's name.
+        field: &'static str,
+    },
+    /// A config file could not be read.
+    ConfigRead {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// A config file is not valid.
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the problem, where known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// No state directory could be found (no home, no cache dir).
+    NoStateDir,
+    /// A filesystem operation on the state failed.
+    Io {
+        /// What pace-hook was doing, e.g. "create".
+        op: &'static str,
+        /// The path it was doing it to.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// A site's state file could not be parsed. It has been moved aside and the
+    /// site reset as just used, so the next call after the interval goes on.
+    CorruptState {
+        /// The state file.
+        path: PathBuf,
+        /// Where the unreadable copy was moved.
+        moved_to: PathBuf,
+        /// The site's interval, for the message.
+        retry_after_ms: u64,
+    },
+    /// A lock stayed held past the caller's deadline.
+    LockTimeout {
+        /// The lock file.
+        path: PathBuf,
+    },
+    /// The command line was not understood.
+    Usage {
+        /// What was wrong.
+        message: String,
+    },
+    /// The command given to `pace-hook run` could not be started.
+    Spawn {
+        /// The program.
+        program: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// `pace-hook run` or [`crate::Pacer`] waited `max_wait` without its turn.
+    NotAdmitted {
+        /// The site.
+        site: String,
+        /// Callers still ahead.
+        ahead: usize,
+        /// How long it waited, formatted.
+        waited: String,
+        /// Least further wait, formatted.
+        more: String,
+    },
+    /// pace-hook itself panicked.
+    Panic {
+        /// The panic message.
+        message: String,
+    },
+}
+
+impl Error {
+    /// An I/O error on `path` while doing `op`.
+    pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Io {
+            op,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Stdin { source } => {
+                write!(f, "could not read the hook event on stdin: {source}")
+            }
+            Error::EmptyInput => write!(f, "stdin was empty; expected one hook event as JSON"),
+            Error::InputTooLarge { limit } => write!(
+                f,
+                "the hook event on stdin is larger than {} MiB, the most pace-hook reads",
+                limit / (1024 * 1024)
+            ),
+            Error::BadEvent { message } => {
+                write!(f, "the hook event on stdin is not valid JSON: {message}")
+            }
+            Error::MissingField { field } => {
+                write!(f, "the hook event has no usable `{field}` field")
+            }
+            Error::ConfigRead { path, source } => {
+                write!(f, "could not read config `{}`: {source}", path.display())
+            }
+            Error::Config {
+                path,
+                line: Some(line),
+                message,
+            } => write!(f, "config `{}` line {line}: {message}", path.display()),
+            Error::Config {
+                path,
+                line: None,
+                message,
+            } => write!(f, "config `{}`: {message}", path.display()),
+            Error::NoStateDir => write!(
+                f,
+                "no state directory: set PACE_HOOK_HOME or HOME so pace-hook has somewhere to keep its gate"
+            ),
+            Error::Io { op, path, source } => {
+                write!(f, "could not {op} `{}`: {source}", path.display())
+            }
+            Error::CorruptState {
+                path,
+                moved_to,
+                retry_after_ms,
+            } => write!(
+                f,
+                "state file `{}` was unreadable, so the site was treated as busy; it was moved to `{}` and reset, retry in {}",
+                path.display(),
+                moved_to.display(),
+                crate::config::format_duration(*retry_after_ms)
+            ),
+            Error::LockTimeout { path } => write!(
+                f,
+                "lock `{}` stayed held past the wait limit; another pace-hook process may be stuck",
+                path.display()
+            ),
+            Error::Usage { message } => write!(f, "{message}"),
+            Error::Spawn { program, source } => write!(f, "could not run `{program}`: {source}"),
+            Error::NotAdmitted {
+                site,
+                ahead,
+                waited,
+                more,
+            } => write!(
+                f,
+                "not admitted to {site} after waiting {waited} (max_wait); {ahead} caller(s) still ahead, free in {more} at the earliest"
+            ),
+            Error::Panic { message } => write!(f, "internal error (panic): {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Stdin { source }
+            | Error::ConfigRead { source, .. }
+            | Error::Io { source, .. }
+            | Error::Spawn { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// The result type of the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

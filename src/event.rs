@@ -1,0 +1,259 @@
+//! The hook event Claude Code writes on stdin: read with a size limit, parsed
+//! into the few fields pace-hook uses, every other field tolerated.
+//!
+//! `tool_response` is kept as raw JSON and only its text blocks are decoded,
+//! so a PostToolUse carrying a multi-megabyte screenshot costs one scan, not a
+//! tree of allocations.
+
+use std::io::Read;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, value::RawValue};
+
+use crate::error::{Error, Result};
+
+/// The most pace-hook reads from stdin. Screenshots arrive base64-encoded
+/// inside PostToolUse events, so this is generous; anything larger is refused
+/// rather than buffered without bound.
+pub const MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
+
+/// Which hook fired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// Before the tool runs; pace-hook may block it.
+    PreToolUse,
+    /// After the tool succeeded.
+    PostToolUse,
+    /// After the tool failed or was interrupted.
+    PostToolUseFailure,
+    /// Any other event, which pace-hook ignores.
+    Other(String),
+}
+
+/// One hook event.
+#[derive(Debug)]
+pub struct HookEvent {
+    /// Which hook fired.
+    pub kind: EventKind,
+    /// The Claude Code session, for the log.
+    pub session_id: Option<String>,
+    /// e.g. `mcp__claude-in-chrome__navigate`.
+    pub tool_name: String,
+    /// The tool's input object (empty if absent).
+    pub tool_input: Map<String, Value>,
+    /// Ties a Pre event to its Post event.
+    pub tool_use_id: Option<String>,
+    /// `tool_response` of a PostToolUse, undecoded.
+    pub tool_response: Option<Box<RawValue>>,
+    /// `error` of a PostToolUseFailure.
+    pub error: Option<String>,
+    /// `mcp_server.name`, when Claude Code sends it.
+    pub mcp_server: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawEvent {
+    hook_event_name: Option<String>,
+    session_id: Option<String>,
+    tool_name: Option<String>,
+    tool_input: Option<Value>,
+    tool_use_id: Option<String>,
+    tool_response: Option<Box<RawValue>>,
+    error: Option<Value>,
+    mcp_server: Option<RawServer>,
+}
+
+#[derive(Deserialize)]
+struct RawServer {
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Block {
+    text: Option<String>,
+}
+
+impl HookEvent {
+    /// Read one event from `input`, refusing more than [`MAX_EVENT_BYTES`].
+    pub fn read(input: impl Read) -> Result<Self> {
+        let mut buf = Vec::with_capacity(8 * 1024);
+        input
+            .take(MAX_EVENT_BYTES as u64 + 1)
+            .read_to_end(&mut buf)
+            .map_err(|source| Error::Stdin { source })?;
+        if buf.len() > MAX_EVENT_BYTES {
+            return Err(Error::InputTooLarge {
+                limit: MAX_EVENT_BYTES,
+            });
+        }
+        Self::parse(&buf)
+    }
+
+    /// Parse one event from bytes.
+    pub fn parse(bytes: &[u8]) -> Result<Self> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(Error::EmptyInput);
+        }
+        let raw: RawEvent = serde_json::from_slice(bytes).map_err(|e| Error::BadEvent {
+            message: e.to_string(),
+        })?;
+        let name = raw.hook_event_name.ok_or(Error::MissingField {
+            field: "hook_event_name",
+        })?;
+        let kind = match name.as_str() {
+            "PreToolUse" => EventKind::PreToolUse,
+            "PostToolUse" => EventKind::PostToolUse,
+            "PostToolUseFailure" => EventKind::PostToolUseFailure,
+            _ => EventKind::Other(name),
+        };
+        let is_tool_event = !matches!(kind, EventKind::Other(_));
+        let tool_name = match raw.tool_name {
+            Some(t) if !t.is_empty() => t,
+            _ if is_tool_event => return Err(Error::MissingField { field: "tool_name" }),
+            _ => String::new(),
+        };
+        let tool_input = match raw.tool_input {
+            Some(Value::Object(map)) => map,
+            None | Some(Value::Null) => Map::new(),
+            Some(_) if is_tool_event => {
+                return Err(Error::MissingField {
+                    field: "tool_input",
+                });
+            }
+            Some(_) => Map::new(),
+        };
+        let error = raw.error.map(|e| match e {
+            Value::String(s) => s,
+            other => other.to_string(),
+        });
+        Ok(Self {
+            kind,
+            session_id: raw.session_id,
+            tool_name,
+            tool_input,
+            tool_use_id: raw.tool_use_id.filter(|id| !id.is_empty()),
+            tool_response: raw.tool_response,
+            error,
+            mcp_server: raw.mcp_server.and_then(|s| s.name),
+        })
+    }
+
+    /// The text a Post event carries: the response's text blocks (MCP), the
+    /// response itself if it is a string, every `text` string in an object
+    /// response, and the `error` string of a failure.
+    pub fn result_texts(&self) -> Vec<String> {
+        let mut texts = Vec::new();
+        if let Some(raw) = &self.tool_response {
+            let json = raw.get();
+            match json.trim_start().as_bytes().first() {
+                Some(b'[') => {
+                    if let Ok(blocks) = serde_json::from_str::<Vec<Block>>(json) {
+                        texts.extend(blocks.into_iter().filter_map(|b| b.text));
+                    }
+                }
+                Some(b'"') => {
+                    if let Ok(s) = serde_json::from_str::<String>(json) {
+                        texts.push(s);
+                    }
+                }
+                Some(b'{') => {
+                    if let Ok(v) = serde_json::from_str::<Value>(json) {
+                        collect_texts(&v, &mut texts);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(e) = &self.error {
+            texts.push(e.clone());
+        }
+        texts
+    }
+}
+
+fn collect_texts(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                match v {
+                    Value::String(s) if k == "text" || k == "content" || k == "result" => {
+                        out.push(s.clone())
+                    }
+                    _ => collect_texts(v, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|v| collect_texts(v, out)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_blank_input_are_errors() {
+        assert!(matches!(HookEvent::parse(b""), Err(Error::EmptyInput)));
+        assert!(matches!(HookEvent::parse(b" \n"), Err(Error::EmptyInput)));
+    }
+
+    #[test]
+    fn garbage_is_a_json_error() {
+        assert!(matches!(
+            HookEvent::parse(b"{nope"),
+            Err(Error::BadEvent { .. })
+        ));
+        assert!(matches!(
+            HookEvent::parse(b"[1,2]"),
+            Err(Error::BadEvent { .. })
+        ));
+    }
+
+    #[test]
+    fn tool_event_without_tool_name_is_refused() {
+        let e = HookEvent::parse(br#"{"hook_event_name":"PreToolUse"}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the hook event has no usable `tool_name` field"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_tolerated() {
+        let e = HookEvent::parse(
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{},"new_field":[1]}"#,
+        )
+        .unwrap();
+        assert_eq!(e.kind, EventKind::PreToolUse);
+    }
+
+    #[test]
+    fn responses_of_every_shape_give_their_text() {
+        let mk = |resp: &str| {
+            HookEvent::parse(
+                format!(
+                    r#"{{"hook_event_name":"PostToolUse","tool_name":"x","tool_response":{resp}}}"#
+                )
+                .as_bytes(),
+            )
+            .unwrap()
+            .result_texts()
+        };
+        assert_eq!(
+            mk(r#"[{"type":"text","text":"a"},{"type":"image","source":{"data":"zz"}}]"#),
+            vec!["a"]
+        );
+        assert_eq!(mk(r#""plain""#), vec!["plain"]);
+        assert_eq!(mk(r#"{"content":[{"type":"text","text":"b"}]}"#), vec!["b"]);
+    }
+
+    #[test]
+    fn oversized_input_is_refused_without_parsing() {
+        let big = vec![b' '; MAX_EVENT_BYTES + 10];
+        assert!(matches!(
+            HookEvent::read(&big[..]),
+            Err(Error::InputTooLarge { .. })
+        ));
+    }
+}

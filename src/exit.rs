@@ -1,0 +1,58 @@
+//! Every exit code pace-hook uses, decided in one place.
+//!
+//! Claude Code reads a PreToolUse command hook's exit code like this: 0 lets
+//! the call go on, 2 blocks it and shows stderr to the model, and *any other*
+//! code is a non-blocking error after which the call goes on. A pacer that
+//! exits 1 (or 101, Rust's panic code) on failure would therefore let the call
+//! through unpaced. So on PreToolUse every failure is mapped to 2: pace-hook
+//! fails closed. On Post events the tool has already run; a failure there exits
+//! 1, which Claude Code shows to the user without blocking anything, and the
+//! site simply stays held until the call's hold runs out.
+
+use std::process::ExitCode;
+
+/// What a pace-hook run ended in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The call goes on (hook), or the command succeeded.
+    Success,
+    /// A failure that must not block: a Post event that could not be recorded,
+    /// or `pace-hook gaps` finding a gap under the interval.
+    Failure,
+    /// Block the tool call; stderr goes to the model. Also every failure on
+    /// PreToolUse and every usage error.
+    Block,
+    /// `pace-hook run`: the wrapped command's own exit code.
+    Passthrough(u8),
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::Failure => 1,
+            Exit::Block => 2,
+            Exit::Passthrough(code) => code,
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(exit.code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_is_the_only_code_claude_code_treats_as_blocking() {
+        assert_eq!(Exit::Block.code(), 2);
+        assert_eq!(Exit::Success.code(), 0);
+        assert_eq!(Exit::Failure.code(), 1);
+        assert_eq!(Exit::Passthrough(7).code(), 7);
+    }
+}

@@ -1,0 +1,228 @@
+//! `pace-hook gaps`: the gate log turned back into gaps.
+//!
+//! For each site the log is replayed through the same [`SiteState`] the gate
+//! keeps, so a call whose Post never came counts as busy until its hold ran
+//! out, exactly as the gate saw it. A gap is from the moment the site was last
+//! busy to the next admission.
+
+use std::{collections::BTreeMap, fmt::Write as _};
+
+use crate::{
+    clock::EpochMs,
+    config::format_duration,
+    decision::{Policy, SiteState},
+    log::{Kind, Record},
+};
+
+/// One finish→next-start gap on one site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gap {
+    /// The call that last kept the site busy, and its tool.
+    pub after: (String, String),
+    /// The call admitted next, and its tool.
+    pub before: (String, String),
+    /// When the site stopped being busy.
+    pub busy_until: EpochMs,
+    /// When the next call was admitted.
+    pub admitted: EpochMs,
+    /// The site's interval at that admission.
+    pub interval_ms: u64,
+}
+
+impl Gap {
+    /// The gap in ms; negative if the call was admitted while the site was busy.
+    pub fn ms(&self) -> i64 {
+        self.admitted as i64 - self.busy_until as i64
+    }
+
+    /// Whether the gap is shorter than the interval.
+    pub fn is_short(&self) -> bool {
+        self.ms() < self.interval_ms as i64
+    }
+}
+
+/// Every gap, per site, in order.
+pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
+    let mut order: Vec<&Record> = records
+        .iter()
+        .filter(|r| matches!(r.event, Kind::Admit | Kind::Finish))
+        .collect();
+    order.sort_by_key(|r| r.ts);
+    let mut tools: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut sites: BTreeMap<String, (SiteState, BTreeMap<String, EpochMs>)> = BTreeMap::new();
+    let mut out: BTreeMap<String, Vec<Gap>> = BTreeMap::new();
+    for r in order {
+        let call = r.call.as_deref().unwrap_or("");
+        if r.event == Kind::Admit {
+            tools.insert(call, &r.tool);
+        }
+        for site in &r.sites {
+            let (state, finishes) = sites
+                .entry(site.clone())
+                .or_insert_with(|| (SiteState::new(site), BTreeMap::new()));
+            match r.event {
+                Kind::Admit => {
+                    let policy = Policy {
+                        interval_ms: r.interval_ms.unwrap_or(0),
+                        hold_ms: r.hold_ms.unwrap_or(0),
+                    };
+                    if let Some(busy) = state.busy_until() {
+                        let by = state
+                            .in_flight
+                            .iter()
+                            .find(|f| f.until_ms == busy)
+                            .map(|f| f.call.clone())
+                            .or_else(|| {
+                                finishes
+                                    .iter()
+                                    .find(|(_, t)| **t == busy)
+                                    .map(|(c, _)| c.clone())
+                            })
+                            .unwrap_or_default();
+                        let by_tool = tools.get(by.as_str()).copied().unwrap_or("").to_owned();
+                        out.entry(site.clone()).or_default().push(Gap {
+                            after: (by, by_tool),
+                            before: (call.to_owned(), r.tool.clone()),
+                            busy_until: busy,
+                            admitted: r.ts,
+                            interval_ms: policy.interval_ms,
+                        });
+                    }
+                    state.admit(call, r.ts, &policy);
+                }
+                _ => {
+                    state.finish(call, r.ts);
+                    finishes.insert(call.to_owned(), r.ts);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The report `pace-hook gaps` prints, and whether any gap was short.
+pub fn report(records: &[Record], only_site: Option<&str>) -> (String, bool) {
+    let mut text = String::new();
+    let mut any_short = false;
+    let all = gaps(records);
+    for (site, gaps) in all
+        .iter()
+        .filter(|(s, _)| only_site.is_none_or(|o| o == s.as_str()))
+    {
+        let smallest = gaps.iter().map(Gap::ms).min();
+        let _ = writeln!(text, "{site}");
+        for g in gaps {
+            let mark = if g.is_short() { "  SHORT" } else { "" };
+            let _ = writeln!(
+                text,
+                "  {} {} busy until {} -> {} {} admitted {}: {} ms (interval {}){mark}",
+                g.after.1,
+                g.after.0,
+                clock_time(g.busy_until),
+                g.before.1,
+                g.before.0,
+                clock_time(g.admitted),
+                group(g.ms()),
+                format_duration(g.interval_ms),
+            );
+        }
+        let short: Vec<&Gap> = gaps.iter().filter(|g| g.is_short()).collect();
+        any_short |= !short.is_empty();
+        match smallest {
+            Some(s) => {
+                let _ = writeln!(
+                    text,
+                    "  {} gaps, smallest {} ms, {} under the interval",
+                    gaps.len(),
+                    group(s),
+                    short.len()
+                );
+            }
+            None => {
+                let _ = writeln!(text, "  no gaps yet");
+            }
+        }
+    }
+    if all.is_empty() {
+        text.push_str("no admissions in the log yet\n");
+    }
+    (text, any_short)
+}
+
+/// `01:18:28.058` (UTC) for an epoch ms.
+pub fn clock_time(ms: EpochMs) -> String {
+    let day = ms % 86_400_000;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        day / 3_600_000,
+        day / 60_000 % 60,
+        day / 1_000 % 60,
+        day % 1_000
+    )
+}
+
+/// `10000` → `10,000`.
+pub fn group(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(event: Kind, ts: EpochMs, call: &str) -> Record {
+        let mut r = Record::new(event, ts, "navigate");
+        r.sites = vec!["example.com".into()];
+        r.call = Some(call.into());
+        r.interval_ms = Some(10_000);
+        r.hold_ms = Some(120_000);
+        r
+    }
+
+    #[test]
+    fn gap_runs_from_finish_to_next_admission() {
+        let log = [
+            rec(Kind::Admit, 0, "a"),
+            rec(Kind::Finish, 500, "a"),
+            rec(Kind::Admit, 10_500, "b"),
+        ];
+        let g = &gaps(&log)["example.com"];
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].ms(), 10_000);
+        assert!(!g[0].is_short());
+        assert_eq!(g[0].after.0, "a");
+    }
+
+    #[test]
+    fn missing_post_counts_the_hold() {
+        let log = [rec(Kind::Admit, 0, "a"), rec(Kind::Admit, 130_000, "b")];
+        assert_eq!(gaps(&log)["example.com"][0].ms(), 10_000);
+    }
+
+    #[test]
+    fn short_gaps_are_reported() {
+        let log = [
+            rec(Kind::Admit, 0, "a"),
+            rec(Kind::Finish, 500, "a"),
+            rec(Kind::Admit, 9_000, "b"),
+        ];
+        let (text, short) = report(&log, None);
+        assert!(short);
+        assert!(text.contains("8,500 ms (interval 10 s)  SHORT"), "{text}");
+    }
+
+    #[test]
+    fn times_and_numbers_are_formatted() {
+        assert_eq!(clock_time(86_400_000 + 4_698_058), "01:18:18.058");
+        assert_eq!(group(10_000), "10,000");
+        assert_eq!(group(-1_234_567), "-1,234,567");
+    }
+}

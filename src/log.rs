@@ -1,0 +1,136 @@
+//! The gate log: one JSON line per admission, finish, skip, block and give-up,
+//! appended to `gate.log` in the state directory by every process.
+//!
+//! It is the product's own record of what it did, read by `pace-hook gaps`,
+//! the demo and the benchmarks. Nothing is logged to stderr, which on
+//! PreToolUse is read by the model. Writing the log is best effort: a full
+//! disk must not turn into a blocked call when the gate itself worked.
+
+use std::{
+    fs::OpenOptions,
+    io::Write,
+    os::unix::fs::OpenOptionsExt,
+    path::{Path, PathBuf},
+};
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::EpochMs;
+
+/// The log is rotated to `gate.log.1` past this size.
+const ROTATE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A call was admitted to its sites.
+    Admit,
+    /// A call's finish was recorded.
+    Finish,
+    /// A call passed without counting.
+    Skip,
+    /// A call was blocked.
+    Block,
+    /// A call gave up waiting and was blocked.
+    GiveUp,
+}
+
+/// One line of the log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// When (epoch ms).
+    pub ts: EpochMs,
+    /// What.
+    pub event: Kind,
+    /// The process that wrote it.
+    pub pid: u32,
+    /// The Claude Code session, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// Site keys concerned.
+    #[serde(default)]
+    pub sites: Vec<String>,
+    /// The tool, or `run` for `pace-hook run`.
+    #[serde(default)]
+    pub tool: String,
+    /// The call's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// How long it waited (admit, give_up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waited_ms: Option<u64>,
+    /// The site's interval (admit), for `gaps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ms: Option<u64>,
+    /// The in-flight hold (admit), for `gaps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_ms: Option<u64>,
+    /// Queue tickets, in `sites` order, for calls that queued (admit).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tickets: Vec<Option<u64>>,
+    /// Why (skip, block, give_up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Record {
+    /// A record of `event` at `ts` by this process.
+    pub fn new(event: Kind, ts: EpochMs, tool: &str) -> Self {
+        Self {
+            ts,
+            event,
+            pid: std::process::id(),
+            session: None,
+            sites: Vec::new(),
+            tool: tool.to_owned(),
+            call: None,
+            waited_ms: None,
+            interval_ms: None,
+            hold_ms: None,
+            tickets: Vec::new(),
+            reason: None,
+        }
+    }
+}
+
+/// The path of the log in state directory `root`.
+pub fn path(root: &Path) -> PathBuf {
+    root.join("gate.log")
+}
+
+/// Append `record` to the log in `root`, best effort.
+pub fn append(root: &Path, record: &Record) {
+    let path = path(root);
+    let Ok(mut line) = serde_json::to_vec(record) else {
+        return;
+    };
+    line.push(b'\n');
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&path);
+    if let Ok(mut file) = file {
+        // One write call per line: O_APPEND keeps concurrent lines whole.
+        let _ = file.write_all(&line);
+        if file.metadata().is_ok_and(|m| m.len() > ROTATE_BYTES) {
+            let _ = std::fs::rename(&path, root.join("gate.log.1"));
+        }
+    }
+}
+
+/// Read every well-formed record from the log at `path`, with the count of
+/// lines that were not.
+pub fn read(path: &Path) -> std::io::Result<(Vec<Record>, usize)> {
+    let text = std::fs::read_to_string(path)?;
+    let mut records = Vec::new();
+    let mut bad = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str(line) {
+            Ok(r) => records.push(r),
+            Err(_) => bad += 1,
+        }
+    }
+    Ok((records, bad))
+}

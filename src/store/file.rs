@@ -1,0 +1,552 @@
+//! The gate on one machine: a directory of small files.
+//!
+//! ```text
+//! <home>/sites/<site>/lock         the site lock; flock'd, never renamed
+//! <home>/sites/<site>/state.json   SiteState, replaced atomically (temp + rename)
+//! <home>/sites/<site>/queue/<seq>-<pid>-<ms>   one file per waiting caller
+//! <home>/tabs.json, tabs.lock      the tab→site map and its lock
+//! <home>/calls/<call>.json         which sites an admitted call marked
+//! ```
+//!
+//! Locks are `std::fs::File::lock` (`flock`), not the post's `mkdir` lock:
+//! the kernel drops an flock the moment its process dies, so a crashed caller
+//! frees its lock and its queue place at once, with no pid to check and so no
+//! pid reuse to be fooled by. The lock file is never renamed or deleted, so
+//! every process always locks the same inode; the state it guards is replaced
+//! by rename, so a reader without the lock still sees a whole file.
+//!
+//! The queue is a ticket lock in files. A caller takes the next ticket under
+//! the site lock, creates its ticket file already flock'd (made under a temp
+//! name and renamed in, so nobody can see it unlocked), and then blocks on
+//! the flock of the ticket just ahead of it. Blocking on a lock costs no CPU,
+//! and the kernel wakes the waiter when the one ahead leaves or dies. A leaver
+//! deletes its ticket before it unlocks it; a ticket found still in place
+//! after its lock was won belonged to a process that died, and is removed.
+//! Only the caller at the head looks at the time; it sleeps until the site is
+//! due or until its state file is replaced (inotify on Linux).
+//!
+//! No fsync: this is a cache of recent times. After a power cut a torn state
+//! file reads as corrupt, which the gate treats as busy, never as free.
+
+use std::{
+    fs::{self, File, OpenOptions, TryLockError},
+    io::{self, ErrorKind, Write},
+    os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
+    path::{Path, PathBuf},
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+
+use super::{CallRecord, QueueTimeout, Store, TabMap, Watch};
+use crate::{
+    clock::{Clock, EpochMs, SystemClock},
+    decision::SiteState,
+    error::{Error, Result},
+    site,
+};
+
+/// The gate's directory on this machine.
+#[derive(Debug, Clone)]
+pub struct FileStore {
+    root: PathBuf,
+    stale_after_ms: u64,
+}
+
+/// A place in a site's queue: the ticket file and its held lock.
+#[derive(Debug)]
+pub struct FilePlace {
+    path: PathBuf,
+    _file: File,
+}
+
+impl Drop for FilePlace {
+    fn drop(&mut self) {
+        // Delete before unlocking (the file closes after this body): whoever
+        // waits on this ticket then finds it gone and knows we left, not died.
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+struct Ticket {
+    seq: u64,
+    arrived_ms: EpochMs,
+    name: String,
+}
+
+impl FileStore {
+    /// The state directory: `PACE_HOOK_HOME`, else the user cache directory's
+    /// `pace-hook` (`$XDG_CACHE_HOME` or `~/.cache`; `~/Library/Caches` on macOS).
+    pub fn default_root() -> Result<PathBuf> {
+        if let Some(home) = std::env::var_os("PACE_HOOK_HOME").filter(|h| !h.is_empty()) {
+            return Ok(PathBuf::from(home));
+        }
+        let cache = if cfg!(target_os = "macos") {
+            std::env::var_os("HOME").map(|h| Path::new(&h).join("Library").join("Caches"))
+        } else {
+            std::env::var_os("XDG_CACHE_HOME")
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        };
+        cache.map(|c| c.join("pace-hook")).ok_or(Error::NoStateDir)
+    }
+
+    /// Open (creating, private to the user) the store at `root`.
+    pub fn open(root: impl Into<PathBuf>, stale_after_ms: u64) -> Result<Self> {
+        let root = root.into();
+        make_dir(&root)?;
+        Ok(Self {
+            root,
+            stale_after_ms,
+        })
+    }
+
+    /// The store's directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn site_dir(&self, site: &str) -> PathBuf {
+        self.root.join("sites").join(site::file_name(site))
+    }
+
+    /// Create the site's directories if needed; return its directory.
+    fn site_dir_created(&self, site: &str) -> Result<PathBuf> {
+        let dir = self.site_dir(site);
+        let queue = dir.join("queue");
+        if !queue.is_dir() {
+            make_dir(&queue)?;
+        }
+        Ok(dir)
+    }
+
+    fn list_tickets(queue: &Path) -> Result<Vec<Ticket>> {
+        let entries = match fs::read_dir(queue) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io("read", queue, e)),
+        };
+        let mut tickets = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read", queue, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let mut parts = name.split('-');
+            let (Some(seq), Some(_pid), Some(ms)) = (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            if let (Ok(seq), Ok(arrived_ms)) = (seq.parse(), ms.parse()) {
+                tickets.push(Ticket {
+                    seq,
+                    arrived_ms,
+                    name,
+                });
+            }
+        }
+        Ok(tickets)
+    }
+
+    fn lock_site(&self, dir: &Path, deadline: Instant) -> Result<File> {
+        let path = dir.join("lock");
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| Error::io("open", &path, e))?;
+        match lock_by(&file, deadline) {
+            Ok(true) => Ok(file),
+            Ok(false) => Err(Error::LockTimeout { path }),
+            Err(e) => Err(Error::io("lock", &path, e)),
+        }
+    }
+
+    fn take_ticket(&self, dir: &Path, deadline: Instant) -> Result<(FilePlace, u64)> {
+        let queue = dir.join("queue");
+        let _lock = self.lock_site(dir, deadline)?;
+        let now_ms = SystemClock.now_floor();
+        // Tickets only grow while anyone waits, and follow the clock (in µs)
+        // otherwise, so the log can compare arrival order across quiet spells.
+        let highest = Self::list_tickets(&queue)?.iter().map(|t| t.seq).max();
+        let seq = highest
+            .map_or(0, |h| h + 1)
+            .max(now_ms.saturating_mul(1000));
+        let pid = std::process::id();
+        let tmp = queue.join(format!(".t-{pid}-{seq}"));
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .mode(0o600)
+            .open(&tmp)
+            .map_err(|e| Error::io("create", &tmp, e))?;
+        file.try_lock().map_err(|e| {
+            Error::io(
+                "lock",
+                &tmp,
+                match e {
+                    TryLockError::Error(e) => e,
+                    TryLockError::WouldBlock => io::Error::from(ErrorKind::WouldBlock),
+                },
+            )
+        })?;
+        let path = queue.join(format!("{seq:020}-{pid}-{now_ms}"));
+        fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &tmp, e))?;
+        Ok((FilePlace { path, _file: file }, seq))
+    }
+
+    fn read_state(path: &Path, site: &str) -> std::result::Result<SiteState, Option<io::Error>> {
+        match fs::read(path) {
+            Ok(bytes) => match serde_json::from_slice::<SiteState>(&bytes) {
+                Ok(s) if s.site == site => Ok(s),
+                _ => Err(None),
+            },
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(SiteState::new(site)),
+            Err(e) => Err(Some(e)),
+        }
+    }
+}
+
+impl Store for FileStore {
+    type Place = FilePlace;
+    type Watch = FileWatch;
+
+    fn queue_is_empty(&self, site: &str) -> Result<bool> {
+        Ok(Self::list_tickets(&self.site_dir(site).join("queue"))?.is_empty())
+    }
+
+    fn join_queue(
+        &self,
+        site: &str,
+        deadline: Instant,
+    ) -> Result<Result<(FilePlace, u64), QueueTimeout>> {
+        let dir = self.site_dir_created(site)?;
+        let queue = dir.join("queue");
+        let (place, mine) = self.take_ticket(&dir, deadline)?;
+        loop {
+            let tickets = Self::list_tickets(&queue)?;
+            let Some(ahead) = tickets
+                .iter()
+                .filter(|t| t.seq < mine)
+                .max_by_key(|t| t.seq)
+            else {
+                return Ok(Ok((place, mine)));
+            };
+            let path = queue.join(&ahead.name);
+            let now_ms = SystemClock.now_floor();
+            let stale_at = ahead.arrived_ms.saturating_add(self.stale_after_ms);
+            if now_ms >= stale_at {
+                // Alive or not, nobody waits this long legitimately (max_wait is
+                // shorter): reclaim the place.
+                let _ = fs::remove_file(&path);
+                continue;
+            }
+            let file = match File::open(&path) {
+                Ok(f) => f,
+                Err(e) if e.kind() == ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io("open", &path, e)),
+            };
+            let stale_deadline = Instant::now() + Duration::from_millis(stale_at - now_ms);
+            let until = deadline.min(stale_deadline);
+            if lock_by(&file, until).map_err(|e| Error::io("lock", &path, e))? {
+                // The one ahead is gone. If its ticket is still there, it died
+                // without deleting it: clear it for everyone behind.
+                if same_file(&path, &file) {
+                    let _ = fs::remove_file(&path);
+                }
+                continue;
+            }
+            if Instant::now() >= deadline {
+                let ahead = Self::list_tickets(&queue)?
+                    .iter()
+                    .filter(|t| t.seq < mine)
+                    .count();
+                return Ok(Err(QueueTimeout { ahead }));
+            }
+        }
+    }
+
+    fn watch(&self, site: &str) -> Result<FileWatch> {
+        let dir = self.site_dir_created(site)?;
+        Ok(FileWatch::new(&dir))
+    }
+
+    fn update_site<R>(
+        &self,
+        site: &str,
+        heal_at: EpochMs,
+        deadline: Instant,
+        f: impl FnOnce(&mut SiteState) -> R,
+    ) -> Result<R> {
+        let dir = self.site_dir_created(site)?;
+        let _lock = self.lock_site(&dir, deadline)?;
+        let path = dir.join("state.json");
+        let mut state = match Self::read_state(&path, site) {
+            Ok(s) => s,
+            Err(Some(e)) => return Err(Error::io("read", &path, e)),
+            Err(None) => {
+                let moved_to = dir.join(format!("state.json.corrupt-{heal_at}"));
+                fs::rename(&path, &moved_to).map_err(|e| Error::io("rename", &path, e))?;
+                let mut healed = SiteState::new(site);
+                healed.last_finish_ms = Some(heal_at);
+                write_json(&path, &healed)?;
+                return Err(Error::CorruptState {
+                    path,
+                    moved_to,
+                    retry_after_ms: 0,
+                });
+            }
+        };
+        let before = state.clone();
+        let out = f(&mut state);
+        if state != before {
+            write_json(&path, &state)?;
+        }
+        Ok(out)
+    }
+
+    fn known_sites(&self) -> Result<Vec<String>> {
+        let dir = self.root.join("sites");
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io("read", &dir, e)),
+        };
+        let mut sites = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read", &dir, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(key) = site::key_from_file_name(&name) {
+                sites.push(key);
+            } else if let Ok(bytes) = fs::read(entry.path().join("state.json")) {
+                // A shortened name: the key is inside the state.
+                if let Ok(s) = serde_json::from_slice::<SiteState>(&bytes) {
+                    sites.push(s.site);
+                }
+            }
+        }
+        sites.sort();
+        Ok(sites)
+    }
+
+    fn tabs(&self) -> Result<TabMap> {
+        let path = self.root.join("tabs.json");
+        match fs::read(&path) {
+            // An unreadable map is an empty one: every tab is then unknown and
+            // counted against every site, which errs towards waiting.
+            Ok(bytes) => Ok(serde_json::from_slice(&bytes).unwrap_or_default()),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(TabMap::default()),
+            Err(e) => Err(Error::io("read", &path, e)),
+        }
+    }
+
+    fn update_tabs(&self, f: impl FnOnce(&mut TabMap)) -> Result<()> {
+        let lock_path = self.root.join("tabs.lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&lock_path)
+            .map_err(|e| Error::io("open", &lock_path, e))?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        if !lock_by(&lock, deadline).map_err(|e| Error::io("lock", &lock_path, e))? {
+            return Err(Error::LockTimeout { path: lock_path });
+        }
+        let mut map = self.tabs()?;
+        let before = map.clone();
+        f(&mut map);
+        map.trim();
+        if map != before {
+            write_json(&self.root.join("tabs.json"), &map)?;
+        }
+        Ok(())
+    }
+
+    fn save_call(&self, record: &CallRecord) -> Result<()> {
+        let dir = self.root.join("calls");
+        if !dir.is_dir() {
+            make_dir(&dir)?;
+        }
+        write_json(
+            &dir.join(format!("{}.json", site::file_name(&record.call))),
+            record,
+        )?;
+        // Calls whose Post never came leave a record behind; sweep old ones
+        // now and then rather than on every event.
+        if record.started_ms.is_multiple_of(64) {
+            sweep(&dir, record.started_ms, 24 * 3_600_000);
+        }
+        Ok(())
+    }
+
+    fn take_call(&self, call: &str) -> Result<Option<CallRecord>> {
+        let path = self
+            .root
+            .join("calls")
+            .join(format!("{}.json", site::file_name(call)));
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io("read", &path, e)),
+        };
+        let _ = fs::remove_file(&path);
+        Ok(serde_json::from_slice(&bytes).ok())
+    }
+}
+
+/// Wakes when a site's state file is replaced. On Linux an inotify watch on
+/// the site directory; elsewhere, or if inotify is unavailable, short sleeps.
+#[derive(Debug)]
+pub struct FileWatch {
+    #[cfg(target_os = "linux")]
+    fd: Option<std::os::fd::OwnedFd>,
+}
+
+/// How often a waiter without inotify looks at the state again.
+const POLL_FALLBACK: Duration = Duration::from_millis(20);
+
+impl FileWatch {
+    #[cfg(target_os = "linux")]
+    fn new(dir: &Path) -> Self {
+        use std::os::{fd::FromRawFd, unix::ffi::OsStrExt};
+        let Ok(cpath) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+            return Self { fd: None };
+        };
+        // SAFETY: plain syscalls; the fd is owned by OwnedFd from here on.
+        let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
+        if fd < 0 {
+            return Self { fd: None };
+        }
+        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+        use std::os::fd::AsRawFd;
+        // SAFETY: valid fd and NUL-terminated path.
+        let wd =
+            unsafe { libc::inotify_add_watch(fd.as_raw_fd(), cpath.as_ptr(), libc::IN_MOVED_TO) };
+        Self {
+            fd: (wd >= 0).then_some(fd),
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn new(_dir: &Path) -> Self {
+        Self {}
+    }
+}
+
+impl Watch for FileWatch {
+    #[cfg(target_os = "linux")]
+    fn wait(&mut self, timeout: Duration) -> Result<()> {
+        use std::os::fd::AsRawFd;
+        let Some(fd) = &self.fd else {
+            std::thread::sleep(timeout.min(POLL_FALLBACK));
+            return Ok(());
+        };
+        let mut pfd = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ts = libc::timespec {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: one valid pollfd; a null sigmask keeps the current mask.
+        let n = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+        if n > 0 {
+            let mut buf = [0u8; 4096];
+            // Drain so the next wait blocks again. Non-blocking fd: stops at EAGAIN.
+            // SAFETY: buf is valid for its length.
+            while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+        }
+        Ok(())
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn wait(&mut self, timeout: Duration) -> Result<()> {
+        std::thread::sleep(timeout.min(POLL_FALLBACK));
+        Ok(())
+    }
+}
+
+/// Take `file`'s exclusive lock, blocking until `deadline` at most. Returns
+/// whether it was taken. The uncontended case is one non-blocking call; a
+/// contended one blocks in a helper thread so the wait can be bounded
+/// (`flock` itself has no timeout).
+fn lock_by(file: &File, deadline: Instant) -> io::Result<bool> {
+    match file.try_lock() {
+        Ok(()) => return Ok(true),
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(e)) => return Err(e),
+    }
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Ok(false);
+    }
+    // The clone shares the open file description, so a lock it takes is this
+    // file's lock. If we time out and the thread wins later, the lock lives
+    // only until both handles are closed, which the caller does on return.
+    let clone = file.try_clone()?;
+    let (tx, rx) = mpsc::sync_channel(1);
+    std::thread::spawn(move || {
+        let _ = tx.send(clone.lock());
+    });
+    match rx.recv_timeout(left) {
+        Ok(r) => r.map(|()| true),
+        Err(_) => Ok(false),
+    }
+}
+
+fn same_file(path: &Path, file: &File) -> bool {
+    match (fs::metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+fn make_dir(path: &Path) -> Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .map_err(|e| Error::io("create directory", path, e))
+}
+
+/// Write JSON to `path` atomically: a temp file beside it, then rename.
+fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let mut bytes = serde_json::to_vec(value).expect("state serializes");
+    bytes.push(b'\n');
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut f = OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(|e| Error::io("write", &tmp, e))?;
+    f.write_all(&bytes)
+        .map_err(|e| Error::io("write", &tmp, e))?;
+    drop(f);
+    fs::rename(&tmp, path).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        Error::io("replace", path, e)
+    })
+}
+
+fn sweep(dir: &Path, now_ms: EpochMs, older_than_ms: u64) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let cutoff =
+        std::time::UNIX_EPOCH + Duration::from_millis(now_ms.saturating_sub(older_than_ms));
+    for entry in entries.flatten() {
+        if entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < cutoff)
+        {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
