@@ -180,17 +180,19 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
     }
 
     /// Record that `call` finished now on every site it was admitted to.
-    /// Returns those sites (none if the call was not admitted by this gate).
-    pub fn finish(&self, call: &str) -> Result<Vec<String>> {
+    /// Returns those sites (none if the call was not admitted by this gate)
+    /// and the finish time written, so the log shows exactly what the gate
+    /// counts from.
+    pub fn finish(&self, call: &str) -> Result<(Vec<String>, EpochMs)> {
+        let now = self.clock.now_ceil();
         let Some(record) = self.store.take_call(call)? else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), now));
         };
         for site in &record.sites {
-            let now = self.clock.now_ceil();
             self.store
                 .update_site(site, now, far(), |s| s.finish(call, now))?;
         }
-        Ok(record.sites)
+        Ok((record.sites, now))
     }
 }
 

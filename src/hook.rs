@@ -175,9 +175,9 @@ fn post(event: &HookEvent) -> Result<()> {
     let store = store_for(&config)?;
     // The finish first: it is what the next call's wait counts from.
     if let Some(call) = &event.tool_use_id {
-        let sites = Gate::new(&store, &clock, &config).finish(call)?;
+        let (sites, at) = Gate::new(&store, &clock, &config).finish(call)?;
         if !sites.is_empty() {
-            let mut r = record(event, Kind::Finish, clock.now_ceil());
+            let mut r = record(event, Kind::Finish, at);
             r.tool = tool.to_owned();
             r.sites = sites;
             r.reason = (event.kind == EventKind::PostToolUseFailure).then(|| "failed".to_owned());

@@ -123,8 +123,8 @@ impl Permit<'_> {
     fn record_finish(&self) -> Result<()> {
         let clock = SystemClock;
         let gate = Gate::new(&self.pacer.store, &clock, &self.pacer.config);
-        let sites = gate.finish(&self.call)?;
-        let mut r = Record::new(Kind::Finish, clock.now_ceil(), "run");
+        let (sites, at) = gate.finish(&self.call)?;
+        let mut r = Record::new(Kind::Finish, at, "run");
         r.call = Some(self.call.clone());
         r.sites = sites;
         log::append(self.pacer.store.root(), &r);
