@@ -150,6 +150,18 @@ impl Config {
             sites: Vec::new(),
             source: Some(path.to_owned()),
         };
+        if config.stale_after_ms <= config.max_wait_ms {
+            // A waiter may legitimately sit in a queue for max_wait; reclaiming
+            // its place sooner would let the next caller jump it.
+            return Err(bad(
+                line_for("stale_after").or(line_for("max_wait")),
+                format!(
+                    "`stale_after` ({}) must be longer than `max_wait` ({})",
+                    format_duration(config.stale_after_ms),
+                    format_duration(config.max_wait_ms)
+                ),
+            ));
+        }
         for site in raw.site {
             let name_line = line_for("name").or(line_for("[[site]]"));
             let name = site.name.trim().to_ascii_lowercase();
@@ -340,6 +352,15 @@ mod tests {
             let text = format!("[[site]]\nname = \"{name}\"\ndomains = [\"a.com\"]\n");
             assert!(parse(&text).is_err(), "{name} accepted");
         }
+    }
+
+    #[test]
+    fn stale_after_must_outlast_max_wait() {
+        let e = parse("max_wait = \"20m\"\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "config `/x/pace-hook.toml` line 1: `stale_after` (15 min) must be longer than `max_wait` (20 min)"
+        );
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub struct HookEvent {
     pub kind: EventKind,
     /// The Claude Code session, for the log.
     pub session_id: Option<String>,
+    /// The subagent, inside one.
+    pub agent_id: Option<String>,
     /// e.g. `mcp__claude-in-chrome__navigate`.
     pub tool_name: String,
     /// The tool's input object (empty if absent).
@@ -55,6 +57,7 @@ pub struct HookEvent {
 struct RawEvent {
     hook_event_name: Option<String>,
     session_id: Option<String>,
+    agent_id: Option<String>,
     tool_name: Option<String>,
     tool_input: Option<Value>,
     tool_use_id: Option<String>,
@@ -129,12 +132,25 @@ impl HookEvent {
         Ok(Self {
             kind,
             session_id: raw.session_id,
+            agent_id: raw.agent_id,
             tool_name,
             tool_input,
             tool_use_id: raw.tool_use_id.filter(|id| !id.is_empty()),
             tool_response: raw.tool_response,
             error,
             mcp_server: raw.mcp_server.and_then(|s| s.name),
+        })
+    }
+
+    /// Who made the call: the session, and the subagent inside it if any.
+    /// One agent runs its paced calls one after another (Claude Code ends a
+    /// call's Post hook before the next call's Pre hook), so a new call from
+    /// the same agent means its earlier ones are over.
+    pub fn agent(&self) -> Option<String> {
+        let session = self.session_id.as_deref().filter(|s| !s.is_empty())?;
+        Some(match &self.agent_id {
+            Some(a) if !a.is_empty() => format!("{session}/{a}"),
+            _ => session.to_owned(),
         })
     }
 

@@ -109,8 +109,15 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
                 .clone()
                 .unwrap_or_else(|| format!("pre-{}-{}", std::process::id(), clock.now_floor()));
             let gate = Gate::new(&store, &clock, &config);
+            let agent = event.agent();
+            if let Some(agent) = &agent {
+                end_previous_call(event, agent, &gate, &store)?;
+            }
             match gate.admit(&call, &sites, arrived)? {
                 Turn::Admitted(a) => {
+                    if let Some(agent) = &agent {
+                        store.set_last_call(agent, &call)?;
+                    }
                     if let Target::Url { tab: Some(tab), .. } = &target {
                         // Until a result shows where the tab ended up, it may be
                         // on its old site or the new one: count it on both.
@@ -164,6 +171,35 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
             }
         }
     }
+}
+
+/// A new paced call from an agent means its previous call is over, Post or
+/// not: Claude Code runs one agent's paced calls one at a time. A call that
+/// got no Post (another hook blocked it, the user refused permission or
+/// cancelled) is finished now, so the agent waits one interval instead of the
+/// whole hold. Calls of other agents still count their holds in full.
+fn end_previous_call(
+    event: &HookEvent,
+    agent: &str,
+    gate: &Gate<'_, FileStore, SystemClock>,
+    store: &FileStore,
+) -> Result<()> {
+    let Some(previous) = store.last_call_of(agent)? else {
+        return Ok(());
+    };
+    if Some(&previous) == event.tool_use_id.as_ref() {
+        return Ok(());
+    }
+    let (sites, at) = gate.finish(&previous)?;
+    if !sites.is_empty() {
+        let mut r = record(event, Kind::Finish, at);
+        r.call = Some(previous);
+        r.tool = String::new();
+        r.sites = sites;
+        r.reason = Some("no Post came; ended by the agent's next call".to_owned());
+        log::append(store.root(), &r);
+    }
+    Ok(())
 }
 
 fn post(event: &HookEvent) -> Result<()> {

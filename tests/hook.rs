@@ -122,8 +122,16 @@ fn fixture(name: &str) -> Value {
     serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// The event with tool_use_id `id`, from a session of its own: each call in
+/// these tests is its own agent unless a test puts two in one session.
 fn with_id(mut event: Value, id: &str) -> Value {
     event["tool_use_id"] = json!(id);
+    event["session_id"] = json!(format!("session-{id}"));
+    event
+}
+
+fn in_session(mut event: Value, session: &str) -> Value {
+    event["session_id"] = json!(session);
     event
 }
 
@@ -238,6 +246,28 @@ fn missing_post_holds_the_site_for_hold_plus_interval() {
         "click admitted {} ms after the navigation began",
         click - start
     );
+}
+
+#[test]
+fn same_agents_next_call_ends_a_call_that_got_no_post() {
+    // A navigation refused after the hook admitted it (another hook, the
+    // permission prompt) gets no Post. The same agent's next call shows it is
+    // over, so it waits one interval, not the 30 s hold.
+    let gate = Gate::new("interval = \"200ms\"\nin_flight_hold = \"30s\"\n");
+    assert_pass(&gate.run(&in_session(
+        pre_navigate("nav", "https://example.com/", 1),
+        "agent",
+    )));
+    let started = Instant::now();
+    let next = in_session(pre_click("click", 1), "agent");
+    assert_pass(&finish(gate.spawn(&next), Duration::from_secs(20)));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let ended = gate.record("finish", "nav");
+    assert_eq!(
+        ended["reason"],
+        "no Post came; ended by the agent's next call"
+    );
+    assert!(ts(&gate.record("admit", "click")) >= ts(&ended) + 200);
 }
 
 #[test]

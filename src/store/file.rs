@@ -6,6 +6,7 @@
 //! <home>/sites/<site>/queue/<seq>-<pid>-<ms>   one file per waiting caller
 //! <home>/tabs.json, tabs.lock      the tab→site map and its lock
 //! <home>/calls/<call>.json         which sites an admitted call marked
+//! <home>/agents/<agent>            the last call each agent was admitted for
 //! ```
 //!
 //! Locks are `std::fs::File::lock` (`flock`), not the post's `mkdir` lock:
@@ -394,6 +395,29 @@ impl Store for FileStore {
         let _ = fs::remove_file(&path);
         Ok(serde_json::from_slice(&bytes).ok())
     }
+
+    fn last_call_of(&self, agent: &str) -> Result<Option<String>> {
+        let path = self.root.join("agents").join(site::file_name(agent));
+        match fs::read_to_string(&path) {
+            Ok(call) => Ok(Some(call.trim().to_owned()).filter(|c| !c.is_empty())),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io("read", &path, e)),
+        }
+    }
+
+    fn set_last_call(&self, agent: &str, call: &str) -> Result<()> {
+        let dir = self.root.join("agents");
+        if !dir.is_dir() {
+            make_dir(&dir)?;
+        }
+        let path = dir.join(site::file_name(agent));
+        write_bytes(&path, call.as_bytes())?;
+        let now = SystemClock.now_floor();
+        if now.is_multiple_of(64) {
+            sweep(&dir, now, 7 * 24 * 3_600_000);
+        }
+        Ok(())
+    }
 }
 
 /// Wakes when a site's state file is replaced. On Linux an inotify watch on
@@ -517,7 +541,14 @@ fn make_dir(path: &Path) -> Result<()> {
 fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     let mut bytes = serde_json::to_vec(value).expect("state serializes");
     bytes.push(b'\n');
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    write_bytes(path, &bytes)
+}
+
+/// Write `bytes` to `path` atomically: a temp file beside it, then rename.
+fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
     let mut f = OpenOptions::new()
         .create(true)
         .truncate(true)

@@ -129,4 +129,10 @@ pub trait Store {
 
     /// Take (read and delete) the record of `call`, if there is one.
     fn take_call(&self, call: &str) -> Result<Option<CallRecord>>;
+
+    /// The last call admitted for `agent` (a session, or a subagent in it).
+    fn last_call_of(&self, agent: &str) -> Result<Option<String>>;
+
+    /// Remember `call` as the last one admitted for `agent`.
+    fn set_last_call(&self, agent: &str, call: &str) -> Result<()>;
 }
