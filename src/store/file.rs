@@ -556,7 +556,7 @@ fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
         .mode(0o600)
         .open(&tmp)
         .map_err(|e| Error::io("write", &tmp, e))?;
-    f.write_all(&bytes)
+    f.write_all(bytes)
         .map_err(|e| Error::io("write", &tmp, e))?;
     drop(f);
     fs::rename(&tmp, path).map_err(|e| {
