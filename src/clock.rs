@@ -18,6 +18,9 @@ pub trait Clock {
     fn now_floor(&self) -> EpochMs;
     /// Now, rounded up to the millisecond: use for finishes.
     fn now_ceil(&self) -> EpochMs;
+    /// How long from now until `at`, to the clock's full precision (zero if
+    /// `at` has passed). A sleep of this length never wakes before `at`.
+    fn until(&self, at: EpochMs) -> std::time::Duration;
 }
 
 /// The machine's wall clock.
@@ -47,6 +50,10 @@ impl Clock for SystemClock {
         } else {
             ms + 1
         }
+    }
+
+    fn until(&self, at: EpochMs) -> std::time::Duration {
+        std::time::Duration::from_millis(at).saturating_sub(Self::since_epoch())
     }
 }
 
@@ -78,6 +85,10 @@ impl Clock for FakeClock {
     fn now_ceil(&self) -> EpochMs {
         self.now.get()
     }
+
+    fn until(&self, at: EpochMs) -> std::time::Duration {
+        std::time::Duration::from_millis(at.saturating_sub(self.now.get()))
+    }
 }
 
 #[cfg(test)]
@@ -101,5 +112,12 @@ mod tests {
         c.advance(250);
         assert_eq!(c.now_floor(), 1_250);
         assert_eq!(c.now_ceil(), 1_250);
+        assert_eq!(c.until(1_300), std::time::Duration::from_millis(50));
+        assert_eq!(c.until(1_000), std::time::Duration::ZERO);
+    }
+
+    #[test]
+    fn until_a_past_time_is_zero() {
+        assert_eq!(SystemClock.until(0), std::time::Duration::ZERO);
     }
 }

@@ -172,8 +172,8 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
                             more_ms: until.saturating_sub(now),
                         }));
                     }
-                    let due = Duration::from_millis(until.saturating_sub(now));
-                    watch.wait(due.min(left))?;
+                    // Measured afresh: the lock and the read took time since `now`.
+                    watch.wait(self.clock.until(until).min(left))?;
                 }
             }
         }
