@@ -69,6 +69,20 @@ impl SiteState {
         self.last_finish_ms.into_iter().chain(holds).max()
     }
 
+    /// Whether `call` is already in flight here (a second pace-hook for the
+    /// same call, from a second settings file, must not wait behind the first).
+    pub fn holds(&self, call: &str) -> bool {
+        self.in_flight.iter().any(|f| f.call == call)
+    }
+
+    /// Push `call`'s hold to `now + hold`, for a call known to be still
+    /// running (`pace-hook run` while its command runs).
+    pub fn extend(&mut self, call: &str, now: EpochMs, policy: &Policy) {
+        for f in self.in_flight.iter_mut().filter(|f| f.call == call) {
+            f.until_ms = f.until_ms.max(now.saturating_add(policy.hold_ms));
+        }
+    }
+
     /// Mark `call` as in flight from `now`: the site is busy until `now + hold`
     /// or until the call's finish is recorded.
     pub fn admit(&mut self, call: &str, now: EpochMs, policy: &Policy) {
@@ -112,10 +126,16 @@ impl SiteState {
 }
 
 /// Decide whether a call may go to a site now.
+///
+/// No state the gate writes is ever busy later than `now + hold` (a hold is the
+/// furthest ahead it looks), so a later time means the wall clock stepped
+/// back or the file was edited. It is clamped to `now + hold`: still busy, as
+/// fail-closed wants, but not for the hour the clock jumped.
 pub fn decide(now: EpochMs, state: &SiteState, policy: &Policy) -> Decision {
     match state.busy_until() {
         None => Decision::Go,
         Some(busy) => {
+            let busy = busy.min(now.saturating_add(policy.hold_ms));
             let ready = busy.saturating_add(policy.interval_ms);
             if now >= ready {
                 Decision::Go
@@ -190,6 +210,24 @@ mod tests {
     }
 
     #[test]
+    fn a_call_already_in_flight_is_recognised() {
+        let mut s = SiteState::new("a.com");
+        s.admit("x", 1_000, &POLICY);
+        assert!(s.holds("x"));
+        assert!(!s.holds("y"));
+    }
+
+    #[test]
+    fn extend_pushes_the_hold_forward_never_back() {
+        let mut s = SiteState::new("a.com");
+        s.admit("run", 0, &POLICY);
+        s.extend("run", 60_000, &POLICY);
+        assert_eq!(s.busy_until(), Some(180_000));
+        s.extend("run", 10_000, &POLICY);
+        assert_eq!(s.busy_until(), Some(180_000));
+    }
+
+    #[test]
     fn cancel_forgets_the_hold_without_a_finish() {
         let mut s = SiteState::new("a.com");
         s.admit("x", 1_000, &POLICY);
@@ -206,9 +244,16 @@ mod tests {
     }
 
     #[test]
-    fn absurd_timestamps_saturate_towards_waiting() {
+    fn a_time_beyond_any_hold_still_waits_but_only_hold_plus_interval() {
+        // The clock stepped back an hour after this finish was written.
         let mut s = SiteState::new("a.com");
-        s.last_finish_ms = Some(u64::MAX - 1);
-        assert_eq!(decide(0, &s, &POLICY), Decision::WaitUntil(u64::MAX));
+        s.last_finish_ms = Some(3_600_000 + 5_000);
+        assert_eq!(decide(5_000, &s, &POLICY), Decision::WaitUntil(135_000));
+        s.last_finish_ms = Some(u64::MAX);
+        assert_eq!(decide(5_000, &s, &POLICY), Decision::WaitUntil(135_000));
+        assert_eq!(
+            decide(u64::MAX - 1, &s, &POLICY),
+            Decision::WaitUntil(u64::MAX)
+        );
     }
 }

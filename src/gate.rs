@@ -119,14 +119,17 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
         let try_now = |clock: &C| {
             let now = clock.now_floor();
             self.store
-                .update_site(site, self.clock.now_ceil(), deadline, |state| match decide(
-                    now, state, &policy,
-                ) {
-                    Decision::Go => {
-                        state.admit(call, now, &policy);
-                        Decision::Go
+                .update_site(site, self.clock.now_ceil(), deadline, |state| {
+                    if state.holds(call) {
+                        return Decision::Go;
                     }
-                    wait => wait,
+                    match decide(now, state, &policy) {
+                        Decision::Go => {
+                            state.admit(call, now, &policy);
+                            Decision::Go
+                        }
+                        wait => wait,
+                    }
                 })
                 .map(|d| (now, d))
                 .map_err(|e| with_retry(e, policy.interval_ms))
@@ -177,6 +180,18 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
                 }
             }
         }
+    }
+
+    /// Keep `call` in flight on `sites` for another hold from now: it is still
+    /// running.
+    pub fn extend(&self, call: &str, sites: &[String]) -> Result<()> {
+        for site in sites {
+            let policy = self.config.policy_for(site);
+            let now = self.clock.now_ceil();
+            self.store
+                .update_site(site, now, far(), |s| s.extend(call, now, &policy))?;
+        }
+        Ok(())
     }
 
     /// Record that `call` finished now on every site it was admitted to.

@@ -14,6 +14,9 @@ pub struct ScriptRequests {
     pub sites: Vec<String>,
     /// The first construct that can run code repeatedly, if any.
     pub repeats: Option<&'static str>,
+    /// Absolute `http(s)://` URLs written as string literals: a script can
+    /// fetch any site, not only its tab's.
+    pub urls: Vec<String>,
 }
 
 const REQUEST_CALLS: &[&str] = &[
@@ -75,6 +78,7 @@ pub fn scan(code: &str) -> ScriptRequests {
             }
             b'\'' | b'"' | b'`' => {
                 i += 1;
+                let start = i;
                 while i < b.len() && b[i] != c {
                     if b[i] == b'\\' {
                         i += 1;
@@ -83,6 +87,10 @@ pub fn scan(code: &str) -> ScriptRequests {
                         line_start = i + 1;
                     }
                     i += 1;
+                }
+                let literal = &code[start..i.min(b.len())];
+                if literal.starts_with("https://") || literal.starts_with("http://") {
+                    out.urls.push(literal.to_owned());
                 }
                 i += 1;
                 prev_dot = false;
@@ -172,6 +180,13 @@ mod tests {
         assert_eq!(s.repeats, Some("for"));
         let s = scan("await Promise.all(urls.map(u => fetch(u)))");
         assert_eq!(s.repeats, Some("all"));
+    }
+
+    #[test]
+    fn absolute_urls_in_strings_are_collected() {
+        let s = scan("await fetch(`https://api.other.com/v1/${id}`, {credentials: 'include'})");
+        assert_eq!(s.urls, vec!["https://api.other.com/v1/${id}"]);
+        assert!(scan("fetch('/relative')").urls.is_empty());
     }
 
     #[test]

@@ -160,7 +160,29 @@ fn run_command(site: &str, command: &[OsString]) -> Exit {
         Err(e) => return fail(e),
     };
     let program = command[0].to_string_lossy().into_owned();
-    let status = Process::new(&command[0]).args(&command[1..]).status();
+    let mut child = match Process::new(&command[0]).args(&command[1..]).spawn() {
+        Ok(c) => c,
+        Err(source) => {
+            let _ = permit.finish();
+            return fail(Error::Spawn { program, source });
+        }
+    };
+    // The command may outlast the in-flight hold: keep the site held while it
+    // runs. If pace-hook is killed, the renewals stop and the hold lapses.
+    let (done, stop) = std::sync::mpsc::channel::<()>();
+    let status = std::thread::scope(|s| {
+        let permit = &permit;
+        s.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                stop.recv_timeout(permit.keep_alive_every())
+            {
+                let _ = permit.keep_alive();
+            }
+        });
+        let status = child.wait();
+        drop(done);
+        status
+    });
     let finished = permit.finish();
     let status = match status {
         Ok(s) => s,

@@ -113,6 +113,19 @@ impl Permit<'_> {
         &self.sites[0]
     }
 
+    /// Keep the site held for another `in_flight_hold` from now: the request
+    /// is still running. Call it more often than the hold runs out for work
+    /// that may outlast it; if the process dies, the hold lapses on its own.
+    pub fn keep_alive(&self) -> Result<()> {
+        let clock = SystemClock;
+        Gate::new(&self.pacer.store, &clock, &self.pacer.config).extend(&self.call, &self.sites)
+    }
+
+    /// How often [`Permit::keep_alive`] should be called.
+    pub fn keep_alive_every(&self) -> std::time::Duration {
+        std::time::Duration::from_millis((self.pacer.config.hold_ms / 3).max(20))
+    }
+
     /// Record that the request has finished; the site's interval counts from
     /// now.
     pub fn finish(mut self) -> Result<()> {

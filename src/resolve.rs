@@ -21,6 +21,16 @@ pub fn sites_for(target: &Target, config: &Config, store: &impl Store) -> Result
             None => every_known_site(config, store),
         },
         Target::Unknown => every_known_site(config, store),
+        Target::Script { tab, urls } => {
+            let mut sites = match tab {
+                Some(tab) => sites_for(&Target::Tab(tab.clone()), config, store)?,
+                None => every_known_site(config, store)?,
+            };
+            sites.extend(urls.iter().filter_map(|u| site::key_for_url(u, config)));
+            sites.sort();
+            sites.dedup();
+            Ok(sites)
+        }
     }
 }
 

@@ -699,3 +699,79 @@ fn gaps_exits_1_when_a_gap_is_short() {
         "{stdout}"
     );
 }
+
+#[test]
+fn run_keeps_its_site_held_while_the_command_outlasts_the_hold() {
+    let gate = Gate::new("interval = \"100ms\"\nin_flight_hold = \"300ms\"\n");
+    let mut run = gate.command();
+    run.args(["run", "--site", "example.com", "--", "sleep", "1.5"])
+        .stdin(Stdio::null());
+    let run = run.spawn().unwrap();
+    let start = Instant::now();
+    while gate.events("admit").is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "run was never admitted"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+    // Long past the 300 ms hold, the command is still running: the navigation
+    // must wait for its end, not for the hold.
+    assert_pass(&finish(
+        gate.spawn(&pre_navigate("nav", "https://example.com/", 1)),
+        Duration::from_secs(20),
+    ));
+    assert_eq!(code(&finish(run, Duration::from_secs(20))), 0);
+    let run_end = ts(&gate.events("finish")[0]);
+    assert!(ts(&gate.record("admit", "nav")) >= run_end + 100);
+}
+
+#[test]
+fn a_second_hook_for_the_same_call_does_not_wait_behind_the_first() {
+    // pace-hook installed in two settings files runs twice for one call.
+    let gate = Gate::new("interval = \"100ms\"\nin_flight_hold = \"60s\"\nmax_wait = \"5s\"\n");
+    let pre = pre_navigate("nav", "https://example.com/", 1);
+    assert_pass(&gate.run(&pre));
+    assert_pass(&gate.run(&pre));
+    assert_eq!(gate.events("admit").len(), 2);
+    assert!(gate.events("give_up").is_empty());
+}
+
+#[test]
+fn giving_up_on_one_site_releases_the_sites_already_taken() {
+    let gate = Gate::new(
+        "interval = \"50ms\"\nin_flight_hold = \"60s\"\nmax_wait = \"400ms\"\n[[site]]\nname = \"zz-busy\"\ndomains = [\"busy.test\"]\n",
+    );
+    // example.com is free; zz-busy is in flight for a minute. A click on an
+    // unknown tab needs both, in sorted order: it takes example.com, then
+    // gives up on zz-busy.
+    assert_pass(&gate.run(&pre_navigate("nav", "https://example.com/", 1)));
+    assert_pass(&gate.run(&post_navigate("nav")));
+    assert_pass(&gate.run(&pre_navigate("busy", "https://busy.test/", 2)));
+    let out = gate.run(&pre_click("click", 99));
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("on zz-busy"), "{}", stderr(&out));
+    let state: Value = serde_json::from_str(
+        &fs::read_to_string(gate.home().join("sites/example.com/state.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        state["in_flight"],
+        json!([]),
+        "the blocked call still holds example.com"
+    );
+}
+
+#[test]
+fn script_fetching_another_site_waits_for_that_site_too() {
+    let gate = Gate::new("interval = \"50ms\"\n");
+    assert_pass(&gate.run(&with_id(fixture("PostToolUse.computer-screenshot"), "shot")));
+    let mut js = with_id(fixture("PreToolUse.javascript_tool"), "js");
+    js["tool_input"]["text"] =
+        json!("const r = await fetch('https://api.other.org/items'); await r.json()");
+    assert_pass(&gate.run(&js));
+    assert_eq!(
+        gate.record("admit", "js")["sites"],
+        json!(["example.com", "other.org"])
+    );
+}

@@ -107,6 +107,14 @@ impl Profile for ClaudeInChrome {
                             "Make one request per javascript_tool call, with no loop around it"
                                 .to_owned(),
                     }
+                } else if !found.urls.is_empty() {
+                    Verdict::Pace {
+                        target: Target::Script {
+                            tab,
+                            urls: found.urls,
+                        },
+                        label: "javascript_tool".to_owned(),
+                    }
                 } else {
                     on_tab("javascript_tool".to_owned())
                 }
@@ -363,6 +371,26 @@ mod tests {
             &input(json!({"action":"javascript_exec","text":"await fetch('/a')","tabId":1})),
         );
         assert!(matches!(one, Verdict::Pace { .. }));
+    }
+
+    #[test]
+    fn script_fetching_another_site_is_paced_on_both() {
+        let v = classify(
+            "mcp__claude-in-chrome__javascript_tool",
+            &input(
+                json!({"action":"javascript_exec","text":"await fetch('https://api.other.com/x')","tabId":1}),
+            ),
+        );
+        assert_eq!(
+            v,
+            Verdict::Pace {
+                target: Target::Script {
+                    tab: Some("1".into()),
+                    urls: vec!["https://api.other.com/x".into()]
+                },
+                label: "javascript_tool".into()
+            }
+        );
     }
 
     #[test]

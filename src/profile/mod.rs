@@ -24,6 +24,14 @@ pub enum Target {
     },
     /// Whatever site this tab is on.
     Tab(TabId),
+    /// A script: its tab's site (every known site if the tab is unknown or not
+    /// given) and the site of every absolute URL the code names.
+    Script {
+        /// The tab it runs in.
+        tab: Option<TabId>,
+        /// URLs found in the code.
+        urls: Vec<String>,
+    },
     /// The current tab of a browser whose tab the call does not name: every
     /// site the gate knows.
     Unknown,
