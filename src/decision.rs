@@ -95,6 +95,14 @@ impl SiteState {
         });
     }
 
+    /// Set `call`'s hold to run from `started` to `until`.
+    pub fn set_hold(&mut self, call: &str, started: EpochMs, until: EpochMs) {
+        for f in self.in_flight.iter_mut().filter(|f| f.call == call) {
+            f.started_ms = started;
+            f.until_ms = until;
+        }
+    }
+
     /// Record that `call` finished at `now`: its hold is replaced by the real
     /// finish time. A finish for a call the state no longer lists (its hold ran
     /// out) still counts: a request to the site really ended at `now`.

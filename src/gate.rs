@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::{
     clock::{Clock, EpochMs},
     config::Config,
-    decision::{Decision, decide},
+    decision::{Decision, Policy, decide},
     error::{Error, Result},
     store::{CallRecord, QueueTimeout, Store, Watch},
 };
@@ -75,8 +75,14 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
         let deadline = arrived + Duration::from_millis(self.config.max_wait_ms);
         let mut done: Vec<(String, Option<u64>)> = Vec::with_capacity(sites.len());
         let mut at_ms = self.clock.now_floor();
-        for site in &sites {
-            match self.admit_one(call, site, deadline) {
+        // A site taken while the call still waits for a later one must stay
+        // held until the call can go: hold it for the rest of max_wait too,
+        // then cut the hold back to the usual one once every site is taken.
+        let wait_hold = self.config.max_wait_ms.saturating_add(self.config.hold_ms);
+        for (i, site) in sites.iter().enumerate() {
+            let last = i + 1 == sites.len();
+            let hold_ms = if last { None } else { Some(wait_hold) };
+            match self.admit_one(call, site, deadline, hold_ms) {
                 Ok(Ok((t, ticket))) => {
                     at_ms = t;
                     done.push((site.clone(), ticket));
@@ -96,6 +102,13 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
                 }
             }
         }
+        for (site, _) in &done[..done.len().saturating_sub(1)] {
+            let hold = self.config.policy_for(site).hold_ms;
+            self.store
+                .update_site(site, self.clock.now_ceil(), far(), |s| {
+                    s.set_hold(call, at_ms, at_ms.saturating_add(hold))
+                })?;
+        }
         self.store.save_call(&CallRecord {
             call: call.to_owned(),
             sites: sites.clone(),
@@ -113,8 +126,13 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
         call: &str,
         site: &str,
         deadline: Instant,
+        hold_ms: Option<u64>,
     ) -> Result<Result<(EpochMs, Option<u64>), GaveUp>> {
         let policy = self.config.policy_for(site);
+        let held = Policy {
+            hold_ms: hold_ms.unwrap_or(policy.hold_ms),
+            ..policy
+        };
         let started = Instant::now();
         let try_now = |clock: &C| {
             let now = clock.now_floor();
@@ -125,7 +143,7 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
                     }
                     match decide(now, state, &policy) {
                         Decision::Go => {
-                            state.admit(call, now, &policy);
+                            state.admit(call, now, &held);
                             Decision::Go
                         }
                         wait => wait,

@@ -775,3 +775,27 @@ fn script_fetching_another_site_waits_for_that_site_too() {
         json!(["example.com", "other.org"])
     );
 }
+
+#[test]
+fn a_site_taken_while_waiting_for_another_stays_held_until_the_call_goes() {
+    let gate = Gate::new(
+        "interval = \"50ms\"\nin_flight_hold = \"300ms\"\nmax_wait = \"5s\"\n[[site]]\nname = \"zz-busy\"\ndomains = [\"busy.test\"]\n",
+    );
+    assert_pass(&gate.run(&pre_navigate("nav", "https://example.com/", 1)));
+    assert_pass(&gate.run(&post_navigate("nav")));
+    // zz-busy is in flight (no Post): free again 300 ms + 50 ms from now.
+    assert_pass(&gate.run(&pre_navigate("busy", "https://busy.test/", 2)));
+    // The click (unknown tab) takes example.com at once, then waits for zz-busy
+    // longer than example.com's 300 ms hold.
+    let click = pre_click("click", 99);
+    let waiting = gate.spawn(&click);
+    thread::sleep(Duration::from_millis(150));
+    let other = gate.spawn(&pre_navigate("other", "https://example.com/x", 3));
+    assert_pass(&finish(waiting, Duration::from_secs(20)));
+    thread::sleep(Duration::from_millis(200));
+    assert_pass(&gate.run(&post_of(&click, "PostToolUse")));
+    assert_pass(&finish(other, Duration::from_secs(20)));
+    // The other navigation could not slip in while the click was still waiting.
+    let click_end = ts(&gate.record("finish", "click"));
+    assert!(ts(&gate.record("admit", "other")) >= click_end + 50);
+}
