@@ -88,6 +88,17 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Instant) -> Exit {
 }
 
 fn run_hook(stdin: impl Read, arrived: Instant) -> Exit {
+    // SAFETY: isatty only inspects the descriptor.
+    if unsafe { libc::isatty(0) } == 1 {
+        eprintln!(
+            "pace-hook: reads one Claude Code hook event on stdin; run it from a hook (see `pace-hook --help`)"
+        );
+        return Exit::Block;
+    }
+    // A hidden switch so the tests can prove a panic blocks the call.
+    if std::env::var_os("PACE_HOOK_DEBUG_PANIC").is_some() {
+        panic!("PACE_HOOK_DEBUG_PANIC is set");
+    }
     let event = match HookEvent::read(stdin) {
         Ok(e) => e,
         Err(e) => {

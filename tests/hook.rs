@@ -799,3 +799,19 @@ fn a_site_taken_while_waiting_for_another_stays_held_until_the_call_goes() {
     let click_end = ts(&gate.record("finish", "click"));
     assert!(ts(&gate.record("admit", "other")) >= click_end + 50);
 }
+
+#[test]
+fn a_panic_blocks_the_call_with_one_line() {
+    let gate = Gate::new("");
+    let mut cmd = gate.command();
+    cmd.env("PACE_HOOK_DEBUG_PANIC", "1");
+    let mut child = cmd.spawn().unwrap();
+    // The panic comes before stdin is read, so the write may meet a closed pipe.
+    let _ = child.stdin.take().unwrap().write_all(b"{}");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 2);
+    assert_eq!(
+        stderr(&out),
+        "pace-hook blocked this call because it could not pace it safely: internal error (panic): PACE_HOOK_DEBUG_PANIC is set. Retrying will not help: tell the user, so they can fix pace-hook's setup.\n"
+    );
+}
