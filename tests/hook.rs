@@ -449,14 +449,13 @@ fn waiter_killed_in_the_queue_does_not_wedge_the_site() {
     assert!(gate.events("admit").iter().all(|r| r["call"] != "doomed"));
 }
 
-#[test]
-fn run_killed_while_in_flight_holds_the_site_only_for_its_hold() {
-    let gate = Gate::new("interval = \"100ms\"\nin_flight_hold = \"1s\"\n");
+/// `pace-hook run --site example.com -- sleep SECONDS`, returned once the
+/// gate has admitted it.
+fn run_sleep_once_admitted(gate: &Gate, seconds: &str) -> Child {
     let mut run = gate.command();
-    run.args(["run", "--site", "example.com", "--", "sleep", "30"])
+    run.args(["run", "--site", "example.com", "--", "sleep", seconds])
         .stdin(Stdio::null());
-    let mut run = run.spawn().unwrap();
-    // Wait until it is admitted, then kill it mid-flight.
+    let run = run.spawn().unwrap();
     let start = Instant::now();
     while gate.events("admit").is_empty() {
         assert!(
@@ -465,6 +464,14 @@ fn run_killed_while_in_flight_holds_the_site_only_for_its_hold() {
         );
         thread::sleep(Duration::from_millis(10));
     }
+    run
+}
+
+#[test]
+fn run_killed_while_in_flight_holds_the_site_only_for_its_hold() {
+    let gate = Gate::new("interval = \"100ms\"\nin_flight_hold = \"1s\"\n");
+    // Kill it mid-flight, once admitted.
+    let mut run = run_sleep_once_admitted(&gate, "30");
     run.kill().unwrap();
     run.wait().unwrap();
     let held_from = ts(&gate.events("admit")[0]);
@@ -703,18 +710,7 @@ fn gaps_exits_1_when_a_gap_is_short() {
 #[test]
 fn run_keeps_its_site_held_while_the_command_outlasts_the_hold() {
     let gate = Gate::new("interval = \"100ms\"\nin_flight_hold = \"300ms\"\n");
-    let mut run = gate.command();
-    run.args(["run", "--site", "example.com", "--", "sleep", "1.5"])
-        .stdin(Stdio::null());
-    let run = run.spawn().unwrap();
-    let start = Instant::now();
-    while gate.events("admit").is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "run was never admitted"
-        );
-        thread::sleep(Duration::from_millis(10));
-    }
+    let run = run_sleep_once_admitted(&gate, "1.5");
     // Long past the 300 ms hold, the command is still running: the navigation
     // must wait for its end, not for the hold.
     assert_pass(&finish(
@@ -737,17 +733,24 @@ fn a_second_hook_for_the_same_call_does_not_wait_behind_the_first() {
     assert!(gate.events("give_up").is_empty());
 }
 
-#[test]
-fn giving_up_on_one_site_releases_the_sites_already_taken() {
-    let gate = Gate::new(
-        "interval = \"50ms\"\nin_flight_hold = \"60s\"\nmax_wait = \"400ms\"\n[[site]]\nname = \"zz-busy\"\ndomains = [\"busy.test\"]\n",
-    );
-    // example.com is free; zz-busy is in flight for a minute. A click on an
-    // unknown tab needs both, in sorted order: it takes example.com, then
-    // gives up on zz-busy.
+/// example.com used and finished; the configured site zz-busy (busy.test) in
+/// flight, with no Post, under `hold`. Interval 50 ms.
+fn one_site_free_one_busy(hold: &str, max_wait: &str) -> Gate {
+    let gate = Gate::new(&format!(
+        "interval = \"50ms\"\nin_flight_hold = \"{hold}\"\nmax_wait = \"{max_wait}\"\n[[site]]\nname = \"zz-busy\"\ndomains = [\"busy.test\"]\n"
+    ));
     assert_pass(&gate.run(&pre_navigate("nav", "https://example.com/", 1)));
     assert_pass(&gate.run(&post_navigate("nav")));
     assert_pass(&gate.run(&pre_navigate("busy", "https://busy.test/", 2)));
+    gate
+}
+
+#[test]
+fn giving_up_on_one_site_releases_the_sites_already_taken() {
+    // example.com is free; zz-busy is in flight for a minute. A click on an
+    // unknown tab needs both, in sorted order: it takes example.com, then
+    // gives up on zz-busy.
+    let gate = one_site_free_one_busy("60s", "400ms");
     let out = gate.run(&pre_click("click", 99));
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("on zz-busy"), "{}", stderr(&out));
@@ -778,13 +781,8 @@ fn script_fetching_another_site_waits_for_that_site_too() {
 
 #[test]
 fn a_site_taken_while_waiting_for_another_stays_held_until_the_call_goes() {
-    let gate = Gate::new(
-        "interval = \"50ms\"\nin_flight_hold = \"300ms\"\nmax_wait = \"5s\"\n[[site]]\nname = \"zz-busy\"\ndomains = [\"busy.test\"]\n",
-    );
-    assert_pass(&gate.run(&pre_navigate("nav", "https://example.com/", 1)));
-    assert_pass(&gate.run(&post_navigate("nav")));
     // zz-busy is in flight (no Post): free again 300 ms + 50 ms from now.
-    assert_pass(&gate.run(&pre_navigate("busy", "https://busy.test/", 2)));
+    let gate = one_site_free_one_busy("300ms", "5s");
     // The click (unknown tab) takes example.com at once, then waits for zz-busy
     // longer than example.com's 300 ms hold.
     let click = pre_click("click", 99);
