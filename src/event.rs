@@ -7,8 +7,11 @@
 
 use std::io::Read;
 
-use serde::Deserialize;
-use serde_json::{Map, Value, value::RawValue};
+use serde::{
+    Deserialize, Deserializer,
+    de::{IgnoredAny, MapAccess, SeqAccess, Visitor, value::MapAccessDeserializer},
+};
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 
@@ -45,8 +48,8 @@ pub struct HookEvent {
     pub tool_input: Map<String, Value>,
     /// Ties a Pre event to its Post event.
     pub tool_use_id: Option<String>,
-    /// `tool_response` of a PostToolUse, undecoded.
-    pub tool_response: Option<Box<RawValue>>,
+    /// The text blocks of `tool_response`, decoded in the one pass.
+    pub response_texts: Vec<String>,
     /// `error` of a PostToolUseFailure.
     pub error: Option<String>,
     /// `mcp_server.name`, when Claude Code sends it.
@@ -61,7 +64,8 @@ struct RawEvent {
     tool_name: Option<String>,
     tool_input: Option<Value>,
     tool_use_id: Option<String>,
-    tool_response: Option<Box<RawValue>>,
+    #[serde(default)]
+    tool_response: Texts,
     error: Option<Value>,
     mcp_server: Option<RawServer>,
 }
@@ -71,9 +75,118 @@ struct RawServer {
     name: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct Block {
-    text: Option<String>,
+/// The texts of a tool response, taken while the event is parsed: an array's
+/// `text` members, a string, or every text of an object. Everything else
+/// (screenshots) is skipped without being copied.
+#[derive(Default)]
+struct Texts(Vec<String>);
+
+impl<'de> Deserialize<'de> for Texts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Texts;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a tool response")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Texts, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = seq.next_element::<BlockText>()? {
+                    out.extend(b.0);
+                }
+                Ok(Texts(out))
+            }
+            fn visit_str<E>(self, s: &str) -> std::result::Result<Texts, E> {
+                Ok(Texts(vec![s.to_owned()]))
+            }
+            fn visit_string<E>(self, s: String) -> std::result::Result<Texts, E> {
+                Ok(Texts(vec![s]))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Texts, A::Error> {
+                let v = Value::deserialize(MapAccessDeserializer::new(map))?;
+                let mut out = Vec::new();
+                collect_texts(&v, &mut out);
+                Ok(Texts(out))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Texts, E> {
+                Ok(Texts::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<Texts, E> {
+                Ok(Texts::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<Texts, E> {
+                Ok(Texts::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<Texts, E> {
+                Ok(Texts::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<Texts, E> {
+                Ok(Texts::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The `text` of one block of an array response, if it is a string.
+struct BlockText(Option<String>);
+
+impl<'de> Deserialize<'de> for BlockText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = BlockText;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<BlockText, A::Error> {
+                let mut text = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "text" {
+                        text = map.next_value::<Option<Value>>()?.and_then(|v| match v {
+                            Value::String(s) => Some(s),
+                            _ => None,
+                        });
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(BlockText(text))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<BlockText, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(BlockText(None))
+            }
+            fn visit_str<E>(self, _: &str) -> std::result::Result<BlockText, E> {
+                Ok(BlockText(None))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<BlockText, E> {
+                Ok(BlockText(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<BlockText, E> {
+                Ok(BlockText(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<BlockText, E> {
+                Ok(BlockText(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<BlockText, E> {
+                Ok(BlockText(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<BlockText, E> {
+                Ok(BlockText(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl HookEvent {
@@ -136,7 +249,7 @@ impl HookEvent {
             tool_name,
             tool_input,
             tool_use_id: raw.tool_use_id.filter(|id| !id.is_empty()),
-            tool_response: raw.tool_response,
+            response_texts: raw.tool_response.0,
             error,
             mcp_server: raw.mcp_server.and_then(|s| s.name),
         })
@@ -158,28 +271,7 @@ impl HookEvent {
     /// response itself if it is a string, every `text` string in an object
     /// response, and the `error` string of a failure.
     pub fn result_texts(&self) -> Vec<String> {
-        let mut texts = Vec::new();
-        if let Some(raw) = &self.tool_response {
-            let json = raw.get();
-            match json.trim_start().as_bytes().first() {
-                Some(b'[') => {
-                    if let Ok(blocks) = serde_json::from_str::<Vec<Block>>(json) {
-                        texts.extend(blocks.into_iter().filter_map(|b| b.text));
-                    }
-                }
-                Some(b'"') => {
-                    if let Ok(s) = serde_json::from_str::<String>(json) {
-                        texts.push(s);
-                    }
-                }
-                Some(b'{') => {
-                    if let Ok(v) = serde_json::from_str::<Value>(json) {
-                        collect_texts(&v, &mut texts);
-                    }
-                }
-                _ => {}
-            }
-        }
+        let mut texts = self.response_texts.clone();
         if let Some(e) = &self.error {
             texts.push(e.clone());
         }
