@@ -9,7 +9,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{
     decision::Policy,
@@ -29,7 +29,7 @@ pub const DEFAULT_MAX_WAIT_MS: u64 = 270_000;
 pub const DEFAULT_STALE_AFTER_MS: u64 = 15 * 60_000;
 
 /// A configured site: a name that owns some domains and their subdomains.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SiteConfig {
     /// The site key, used in messages, the log and file names.
     pub name: String,
@@ -40,7 +40,7 @@ pub struct SiteConfig {
 }
 
 /// The whole configuration.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
     /// Least gap, finish to start, between two requests to one site.
     pub interval_ms: u64,
@@ -99,17 +99,33 @@ impl Config {
             return Self::load(Path::new(&path));
         }
         for path in candidate_paths() {
-            match std::fs::read_to_string(&path) {
-                Ok(text) => return Self::parse(&text, &path),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(source) => return Err(Error::ConfigRead { path, source }),
+            match Self::load(&path) {
+                Err(Error::ConfigRead { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    continue;
+                }
+                other => return other,
             }
         }
         Ok(Self::default())
     }
 
-    /// Load the config at `path`.
+    /// Load the config at `path`, from the parsed copy in the state
+    /// directory while the file is unchanged.
     pub fn load(path: &Path) -> Result<Self> {
+        let cached = cache::read(path);
+        if let Some(c) = cached.0 {
+            return Ok(c);
+        }
+        let c = Self::load_text(path)?;
+        if let Some(key) = cached.1 {
+            cache::write(path, &key, &c);
+        }
+        Ok(c)
+    }
+
+    fn load_text(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::ConfigRead {
             path: path.to_owned(),
             source,
@@ -128,12 +144,8 @@ impl Config {
             let line = e.span().map(|s| line_of(text, s.start));
             bad(line, e.message().trim().to_owned())
         })?;
-        // Key lines for value errors found after parsing.
-        let line_for = |needle: &str| {
-            text.lines()
-                .position(|l| l.trim_start().starts_with(needle))
-                .map(|i| i + 1)
-        };
+        // Lines for value errors found after parsing; only looked up on error.
+        let line_for = |key: &str| key_line(text, None, key);
         let duration = |key: &str, value: Option<String>, default: u64| -> Result<u64> {
             match value {
                 None => Ok(default),
@@ -162,8 +174,9 @@ impl Config {
                 ),
             ));
         }
-        for site in raw.site {
-            let name_line = line_for("name").or(line_for("[[site]]"));
+        let mut names = std::collections::HashSet::with_capacity(raw.site.len());
+        for (i, site) in raw.site.into_iter().enumerate() {
+            let site_line = |key: &str| key_line(text, Some(i), key);
             let name = site.name.trim().to_ascii_lowercase();
             if name.is_empty()
                 || !name
@@ -172,21 +185,24 @@ impl Config {
                 || name.starts_with('.')
             {
                 return Err(bad(
-                    name_line,
+                    site_line("name"),
                     format!(
                         "site name `{}` must be letters, digits, `-`, `_` or `.`, not starting with `.`",
                         site.name
                     ),
                 ));
             }
-            if config.sites.iter().any(|s| s.name == name) {
-                return Err(bad(name_line, format!("site `{name}` is configured twice")));
+            if !names.insert(name.clone()) {
+                return Err(bad(
+                    site_line("name"),
+                    format!("site `{name}` is configured twice"),
+                ));
             }
             let mut domains = Vec::new();
             for d in &site.domains {
                 let host = crate::site::normalize_host(d).ok_or_else(|| {
                     bad(
-                        line_for("domains"),
+                        site_line("domains"),
                         format!("site `{name}`: `{d}` is not a domain"),
                     )
                 })?;
@@ -196,7 +212,7 @@ impl Config {
                 None => None,
                 Some(v) => Some(parse_duration(&v).map_err(|m| {
                     bad(
-                        line_for("interval"),
+                        site_line("interval"),
                         format!("site `{name}`: `interval`: {m}"),
                     )
                 })?),
@@ -238,6 +254,30 @@ fn candidate_paths() -> Vec<PathBuf> {
         paths.push(dir.join("pace-hook").join("config.toml"));
     }
     paths
+}
+
+/// The 1-based line where `key` is set: among the top-level keys (`site`
+/// `None`) or in the `site`-th `[[site]]` table, else that table's header.
+fn key_line(text: &str, site: Option<usize>, key: &str) -> Option<usize> {
+    let mut section: Option<usize> = None;
+    let mut header = None;
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim_start();
+        if line.starts_with("[[site]]") {
+            section = Some(section.map_or(0, |s| s + 1));
+            if section == site {
+                header = Some(n + 1);
+            }
+            continue;
+        }
+        let sets_key = line
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('='));
+        if section == site && sets_key {
+            return Some(n + 1);
+        }
+    }
+    header
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
@@ -347,6 +387,23 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_value_in_the_second_site_names_its_own_line() {
+        let e = parse(
+            "interval = \"1s\"\n[[site]]\nname = \"a\"\ninterval = \"2s\"\n[[site]]\nname = \"b\"\ninterval = \"fast\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "config `/x/pace-hook.toml` line 7: site `b`: `interval`: `fast` is not a duration; write e.g. \"10s\" or \"250ms\""
+        );
+        let e = parse("[[site]]\nname = \"a\"\n[[site]]\nname = \"a\"\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "config `/x/pace-hook.toml` line 4: site `a` is configured twice"
+        );
+    }
+
+    #[test]
     fn site_names_cannot_escape_the_state_dir() {
         for name in ["../etc", "a/b", ".hidden", ""] {
             let text = format!("[[site]]\nname = \"{name}\"\ndomains = [\"a.com\"]\n");
@@ -380,5 +437,73 @@ mod tests {
         assert_eq!(format_duration(10_000), "10 s");
         assert_eq!(format_duration(2_500), "2.5 s");
         assert_eq!(format_duration(270_000), "4 min 30 s");
+    }
+}
+
+/// A parsed copy of each config file, kept in the state directory under the
+/// file's identity and change times. With a thousand sites, parsing the TOML
+/// costs several times more than the event that needs it; reading the copy
+/// back is one small JSON parse. Any change to the file (a write changes its
+/// ctime) misses the cache; a bad file is never cached, so its error is
+/// reported every time.
+mod cache {
+    use std::{
+        os::unix::fs::MetadataExt,
+        path::{Path, PathBuf},
+    };
+
+    use super::Config;
+
+    /// dev, inode, size, mtime (s, ns), ctime (s, ns).
+    pub(super) type Key = [i64; 7];
+
+    fn file(path: &Path) -> Option<PathBuf> {
+        let root = crate::store::FileStore::default_root().ok()?;
+        let name = crate::site::file_name(&path.to_string_lossy());
+        Some(root.join("config-cache").join(name))
+    }
+
+    /// The cached config for `path` if it is current, and the key to cache a
+    /// fresh parse under (`None` if the file cannot be looked at).
+    pub(super) fn read(path: &Path) -> (Option<Config>, Option<Key>) {
+        let Ok(m) = std::fs::metadata(path) else {
+            return (None, None);
+        };
+        let key: Key = [
+            m.dev() as i64,
+            m.ino() as i64,
+            m.size() as i64,
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        ];
+        let cached = file(path)
+            .and_then(|f| std::fs::read(f).ok())
+            .and_then(|bytes| serde_json::from_slice::<(Key, Config)>(&bytes).ok())
+            .filter(|(k, _)| *k == key)
+            .map(|(_, c)| c);
+        (cached, Some(key))
+    }
+
+    /// Cache `config` for `path` under `key`, best effort.
+    pub(super) fn write(path: &Path, key: &Key, config: &Config) {
+        let Some(f) = file(path) else { return };
+        if let Some(dir) = f.parent() {
+            use std::os::unix::fs::DirBuilderExt;
+            // 0700 like the rest of the state: this may be what creates it.
+            let _ = std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir);
+        }
+        let Ok(bytes) = serde_json::to_vec(&(key, config)) else {
+            return;
+        };
+        let mut tmp = f.clone().into_os_string();
+        tmp.push(format!(".tmp{}", std::process::id()));
+        if std::fs::write(&tmp, bytes).is_ok() {
+            let _ = std::fs::rename(&tmp, &f);
+        }
     }
 }

@@ -60,14 +60,25 @@ pub fn host_of_url(url: &str) -> Option<String> {
 /// A host in canonical form: lowercase, no trailing dot, no characters a host
 /// cannot have. `None` if nothing usable is left.
 pub fn normalize_host(host: &str) -> Option<String> {
-    let h = host.trim().trim_end_matches('.').to_lowercase();
-    let h = h
-        .strip_prefix('[')
-        .and_then(|v| v.strip_suffix(']'))
-        .unwrap_or(&h)
-        .to_owned();
+    let trimmed = host.trim().trim_end_matches('.');
+    let mut h = if trimmed.is_ascii() {
+        trimmed.to_ascii_lowercase()
+    } else {
+        trimmed.to_lowercase()
+    };
+    if let Some(v) = h.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+        h = v.to_owned();
+    }
     let bad = |c: char| c.is_whitespace() || c.is_control() || "/\\?#@[]<>\"'`{}|^%".contains(c);
-    if h.is_empty() || h.len() > 253 || h.contains(bad) || h.starts_with('.') || h.contains("..") {
+    let bad_byte = |b: &u8| {
+        b.is_ascii_whitespace() || b.is_ascii_control() || b"/\\?#@[]<>\"'`{}|^%".contains(b)
+    };
+    let any_bad = if h.is_ascii() {
+        h.as_bytes().iter().any(bad_byte)
+    } else {
+        h.contains(bad)
+    };
+    if h.is_empty() || h.len() > 253 || any_bad || h.starts_with('.') || h.contains("..") {
         return None;
     }
     Some(h)
