@@ -128,13 +128,7 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
                             }
                             all.sort();
                             all.dedup();
-                            map.tabs.insert(
-                                tab.clone(),
-                                TabEntry {
-                                    sites: all,
-                                    seen_ms: a.at_ms,
-                                },
-                            );
+                            note_tab(map, tab, all, a.at_ms);
                         })?;
                     }
                     let mut r = record(event, Kind::Admit, a.at_ms);
@@ -243,16 +237,32 @@ fn post(event: &HookEvent) -> Result<()> {
     if !seen.is_empty() {
         let now = clock.now_floor();
         store.update_tabs(|map| {
-            for (tab, sites) in seen {
-                map.tabs.insert(
-                    tab,
-                    TabEntry {
-                        sites,
-                        seen_ms: now,
-                    },
-                );
+            for (tab, sites) in &seen {
+                note_tab(map, tab, sites.clone(), now);
             }
         })?;
     }
     Ok(())
+}
+
+/// How stale a tab's `seen_ms` may get before an unchanged entry is written
+/// again; it only orders which tabs are forgotten first.
+const TAB_REFRESH_MS: u64 = 10 * 60_000;
+
+/// Record that `tab` is on `sites` as of `now`, leaving the map untouched
+/// (so nothing is written) when it already says so and is fresh.
+fn note_tab(map: &mut crate::store::TabMap, tab: &str, sites: Vec<String>, now: u64) {
+    if let Some(e) = map.tabs.get(tab)
+        && e.sites == sites
+        && now.saturating_sub(e.seen_ms) < TAB_REFRESH_MS
+    {
+        return;
+    }
+    map.tabs.insert(
+        tab.to_owned(),
+        TabEntry {
+            sites,
+            seen_ms: now,
+        },
+    );
 }

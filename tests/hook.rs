@@ -813,3 +813,42 @@ fn a_panic_blocks_the_call_with_one_line() {
         "pace-hook blocked this call because it could not pace it safely: internal error (panic): PACE_HOOK_DEBUG_PANIC is set. Retrying will not help: tell the user, so they can fix pace-hook's setup.\n"
     );
 }
+
+#[test]
+fn an_edited_config_takes_effect_on_the_next_event() {
+    // Parsed configs are cached; an edit (even one that keeps the size) must
+    // not be hidden by the cache.
+    let gate = Gate::new("interval = \"1h\"\n");
+    assert_pass(&gate.run(&pre_navigate("a", "https://example.com/", 1)));
+    assert_pass(&gate.run(&post_navigate("a")));
+    assert_eq!(gate.record("admit", "a")["interval_ms"], 3_600_000);
+    fs::write(gate.dir.join("config.toml"), "interval = \"1ms\"\n").unwrap();
+    assert_pass(&finish(
+        gate.spawn(&pre_navigate("b", "https://example.com/", 1)),
+        Duration::from_secs(10),
+    ));
+    assert_eq!(gate.record("admit", "b")["interval_ms"], 1);
+    fs::write(
+        gate.dir.join("config.toml"),
+        "interval = \"1h\"\nbogus = 1\n",
+    )
+    .unwrap();
+    assert_eq!(
+        code(&gate.run(&pre_navigate("c", "https://example.com/", 1))),
+        2
+    );
+}
+
+#[test]
+fn the_state_dir_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let gate = Gate::new("");
+    assert_pass(&gate.run(&pre_navigate("a", "https://example.com/", 1)));
+    for dir in ["", "sites", "sites/example.com", "calls"] {
+        let mode = fs::metadata(gate.home().join(dir))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700, "{dir}");
+    }
+}

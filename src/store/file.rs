@@ -342,7 +342,14 @@ impl Store for FileStore {
         }
     }
 
-    fn update_tabs(&self, f: impl FnOnce(&mut TabMap)) -> Result<()> {
+    fn update_tabs(&self, f: impl Fn(&mut TabMap)) -> Result<()> {
+        // Most events change nothing: look first without the lock.
+        let mut map = self.tabs()?;
+        let before = map.clone();
+        f(&mut map);
+        if map == before {
+            return Ok(());
+        }
         let lock_path = self.root.join("tabs.lock");
         let lock = OpenOptions::new()
             .create(true)
@@ -370,9 +377,13 @@ impl Store for FileStore {
         if !dir.is_dir() {
             make_dir(&dir)?;
         }
-        write_json(
+        // A new file under a name of its own, read only after this process
+        // has exited: no temp file and rename needed.
+        let mut bytes = serde_json::to_vec(record).expect("record serializes");
+        bytes.push(b'\n');
+        write_direct(
             &dir.join(format!("{}.json", site::file_name(&record.call))),
-            record,
+            &bytes,
         )?;
         // Calls whose Post never came leave a record behind; sweep old ones
         // now and then rather than on every event.
@@ -411,7 +422,25 @@ impl Store for FileStore {
             make_dir(&dir)?;
         }
         let path = dir.join(site::file_name(agent));
-        write_bytes(&path, call.as_bytes())?;
+        // Rewritten in place, padded to a fixed size and never truncated: a
+        // truncating rewrite or a rename makes ext4 start writing the data
+        // out at once (auto_da_alloc), which costs more than the whole event.
+        const SLOT: usize = 256;
+        if call.len() < SLOT {
+            let mut bytes = call.as_bytes().to_vec();
+            bytes.resize(SLOT, b'\n');
+            let mut f = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .open(&path)
+                .map_err(|e| Error::io("write", &path, e))?;
+            f.write_all(&bytes)
+                .map_err(|e| Error::io("write", &path, e))?;
+        } else {
+            write_bytes(&path, call.as_bytes())?;
+        }
         let now = SystemClock.now_floor();
         if now.is_multiple_of(64) {
             sweep(&dir, now, 7 * 24 * 3_600_000);
@@ -542,6 +571,18 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     let mut bytes = serde_json::to_vec(value).expect("state serializes");
     bytes.push(b'\n');
     write_bytes(path, &bytes)
+}
+
+/// Write `bytes` to `path` in place.
+fn write_direct(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| Error::io("write", path, e))?;
+    f.write_all(bytes).map_err(|e| Error::io("write", path, e))
 }
 
 /// Write `bytes` to `path` atomically: a temp file beside it, then rename.

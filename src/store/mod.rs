@@ -122,7 +122,7 @@ pub trait Store {
     fn tabs(&self) -> Result<TabMap>;
 
     /// Change the tab→site map as one step.
-    fn update_tabs(&self, f: impl FnOnce(&mut TabMap)) -> Result<()>;
+    fn update_tabs(&self, f: impl Fn(&mut TabMap)) -> Result<()>;
 
     /// Save which sites a call marked.
     fn save_call(&self, record: &CallRecord) -> Result<()>;
