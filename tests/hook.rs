@@ -630,7 +630,17 @@ fn unwritable_state_dir_blocks() {
         })
         .unwrap();
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).starts_with("pace-hook blocked `navigate` because it could not pace it safely: could not create directory `"), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(
+            "pace-hook blocked `navigate` because it could not pace it safely: could not "
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("not-a-dir/home/") && err.contains("Not a directory"),
+        "{err}"
+    );
 }
 
 #[test]

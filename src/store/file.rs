@@ -92,10 +92,10 @@ impl FileStore {
         cache.map(|c| c.join("pace-hook")).ok_or(Error::NoStateDir)
     }
 
-    /// Open (creating, private to the user) the store at `root`.
+    /// The store at `root`. Directories are made (private to the user) when
+    /// something is first written there, not on every event.
     pub fn open(root: impl Into<PathBuf>, stale_after_ms: u64) -> Result<Self> {
         let root = root.into();
-        make_dir(&root)?;
         Ok(Self {
             root,
             stale_after_ms,
@@ -149,13 +149,10 @@ impl FileStore {
 
     fn lock_site(&self, dir: &Path, deadline: Instant) -> Result<File> {
         let path = dir.join("lock");
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(|e| Error::io("open", &path, e))?;
+        let file = open_making_dir(
+            OpenOptions::new().create(true).truncate(false).write(true),
+            &path,
+        )?;
         match lock_by(&file, deadline) {
             Ok(true) => Ok(file),
             Ok(false) => Err(Error::LockTimeout { path }),
@@ -175,13 +172,10 @@ impl FileStore {
             .max(now_ms.saturating_mul(1000));
         let pid = std::process::id();
         let tmp = queue.join(format!(".t-{pid}-{seq}"));
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .mode(0o600)
-            .open(&tmp)
-            .map_err(|e| Error::io("create", &tmp, e))?;
+        let file = open_making_dir(
+            OpenOptions::new().create(true).truncate(true).write(true),
+            &tmp,
+        )?;
         file.try_lock().map_err(|e| {
             Error::io(
                 "lock",
@@ -222,7 +216,7 @@ impl Store for FileStore {
         site: &str,
         deadline: Instant,
     ) -> Result<Result<(FilePlace, u64), QueueTimeout>> {
-        let dir = self.site_dir_created(site)?;
+        let dir = self.site_dir(site);
         let queue = dir.join("queue");
         let (place, mine) = self.take_ticket(&dir, deadline)?;
         loop {
@@ -280,7 +274,7 @@ impl Store for FileStore {
         deadline: Instant,
         f: impl FnOnce(&mut SiteState) -> R,
     ) -> Result<R> {
-        let dir = self.site_dir_created(site)?;
+        let dir = self.site_dir(site);
         let _lock = self.lock_site(&dir, deadline)?;
         let path = dir.join("state.json");
         let mut state = match Self::read_state(&path, site) {
@@ -351,13 +345,10 @@ impl Store for FileStore {
             return Ok(());
         }
         let lock_path = self.root.join("tabs.lock");
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&lock_path)
-            .map_err(|e| Error::io("open", &lock_path, e))?;
+        let lock = open_making_dir(
+            OpenOptions::new().create(true).truncate(false).write(true),
+            &lock_path,
+        )?;
         let deadline = Instant::now() + Duration::from_secs(10);
         if !lock_by(&lock, deadline).map_err(|e| Error::io("lock", &lock_path, e))? {
             return Err(Error::LockTimeout { path: lock_path });
@@ -374,9 +365,6 @@ impl Store for FileStore {
 
     fn save_call(&self, record: &CallRecord) -> Result<()> {
         let dir = self.root.join("calls");
-        if !dir.is_dir() {
-            make_dir(&dir)?;
-        }
         // A new file under a name of its own, read only after this process
         // has exited: no temp file and rename needed.
         let mut bytes = serde_json::to_vec(record).expect("record serializes");
@@ -418,9 +406,6 @@ impl Store for FileStore {
 
     fn set_last_call(&self, agent: &str, call: &str) -> Result<()> {
         let dir = self.root.join("agents");
-        if !dir.is_dir() {
-            make_dir(&dir)?;
-        }
         let path = dir.join(site::file_name(agent));
         // Rewritten in place, padded to a fixed size and never truncated: a
         // truncating rewrite or a rename makes ext4 start writing the data
@@ -429,13 +414,10 @@ impl Store for FileStore {
         if call.len() < SLOT {
             let mut bytes = call.as_bytes().to_vec();
             bytes.resize(SLOT, b'\n');
-            let mut f = OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .mode(0o600)
-                .open(&path)
-                .map_err(|e| Error::io("write", &path, e))?;
+            let mut f = open_making_dir(
+                OpenOptions::new().create(true).truncate(false).write(true),
+                &path,
+            )?;
             f.write_all(&bytes)
                 .map_err(|e| Error::io("write", &path, e))?;
         } else {
@@ -558,6 +540,20 @@ fn same_file(path: &Path, file: &File) -> bool {
     }
 }
 
+/// Open `path` (files are made 0600), first making its directory (0700) if
+/// it is missing: directories are made on the first write, not checked on
+/// every event.
+fn open_making_dir(options: &mut OpenOptions, path: &Path) -> Result<File> {
+    options.mode(0o600);
+    match options.open(path) {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            make_dir(path.parent().unwrap_or(path))?;
+            options.open(path).map_err(|e| Error::io("open", path, e))
+        }
+        other => other.map_err(|e| Error::io("open", path, e)),
+    }
+}
+
 fn make_dir(path: &Path) -> Result<()> {
     fs::DirBuilder::new()
         .recursive(true)
@@ -575,13 +571,10 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
 
 /// Write `bytes` to `path` in place.
 fn write_direct(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .write(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| Error::io("write", path, e))?;
+    let mut f = open_making_dir(
+        OpenOptions::new().create(true).truncate(true).write(true),
+        path,
+    )?;
     f.write_all(bytes).map_err(|e| Error::io("write", path, e))
 }
 
@@ -590,13 +583,10 @@ fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
-    let mut f = OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .write(true)
-        .mode(0o600)
-        .open(&tmp)
-        .map_err(|e| Error::io("write", &tmp, e))?;
+    let mut f = open_making_dir(
+        OpenOptions::new().create(true).truncate(true).write(true),
+        &tmp,
+    )?;
     f.write_all(bytes)
         .map_err(|e| Error::io("write", &tmp, e))?;
     drop(f);
