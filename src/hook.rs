@@ -58,6 +58,13 @@ fn one_line(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
 }
 
+/// The config for this event. Leaked on purpose: the process ends with the
+/// event, and freeing a large config (a thousand sites' strings) one by one
+/// costs a sixth of such an event for nothing.
+fn event_config() -> Result<&'static Config> {
+    Ok(Box::leak(Box::new(Config::discover()?)))
+}
+
 fn store_for(config: &Config) -> Result<FileStore> {
     FileStore::open(FileStore::default_root()?, config.stale_after_ms)
 }
@@ -83,8 +90,8 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
             Ok(Outcome::Pass)
         }
         Verdict::Block { why, instead } => {
-            let config = Config::discover()?;
-            let store = store_for(&config)?;
+            let config = event_config()?;
+            let store = store_for(config)?;
             let mut r = record(event, Kind::Block, clock.now_floor());
             r.reason = Some(why.clone());
             log::append(store.root(), &r);
@@ -95,9 +102,9 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
             ))))
         }
         Verdict::Pace { target, label } => {
-            let config = Config::discover()?;
-            let store = store_for(&config)?;
-            let sites = resolve::sites_for(&target, &config, &store)?;
+            let config = event_config()?;
+            let store = store_for(config)?;
+            let sites = resolve::sites_for(&target, config, &store)?;
             if sites.is_empty() {
                 let mut r = record(event, Kind::Skip, clock.now_floor());
                 r.reason = Some("reaches no site".to_owned());
@@ -108,7 +115,7 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
                 .tool_use_id
                 .clone()
                 .unwrap_or_else(|| format!("pre-{}-{}", std::process::id(), clock.now_floor()));
-            let gate = Gate::new(&store, &clock, &config);
+            let gate = Gate::new(&store, &clock, config);
             let agent = event.agent();
             if let Some(agent) = &agent {
                 end_previous_call(event, agent, &gate, &store)?;
@@ -201,11 +208,11 @@ fn post(event: &HookEvent) -> Result<()> {
         return Ok(());
     };
     let clock = SystemClock;
-    let config = Config::discover()?;
-    let store = store_for(&config)?;
+    let config = event_config()?;
+    let store = store_for(config)?;
     // The finish first: it is what the next call's wait counts from.
     if let Some(call) = &event.tool_use_id {
-        let (sites, at) = Gate::new(&store, &clock, &config).finish(call)?;
+        let (sites, at) = Gate::new(&store, &clock, config).finish(call)?;
         if !sites.is_empty() {
             let mut r = record(event, Kind::Finish, at);
             r.tool = tool.to_owned();
@@ -225,13 +232,13 @@ fn post(event: &HookEvent) -> Result<()> {
             profile::tab_id(event.tool_input.get("tabId")),
             matches!(url, "" | "back" | "forward"),
         ) {
-            seen.push((tab, site::key_for_url(url, &config).into_iter().collect()));
+            seen.push((tab, site::key_for_url(url, config).into_iter().collect()));
         }
     }
     for t in profile.tabs_seen(&event.result_texts()) {
         seen.push((
             t.tab,
-            site::key_for_url(&t.url, &config).into_iter().collect(),
+            site::key_for_url(&t.url, config).into_iter().collect(),
         ));
     }
     if !seen.is_empty() {

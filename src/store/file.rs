@@ -484,7 +484,7 @@ impl Watch for FileWatch {
             revents: 0,
         };
         let ts = libc::timespec {
-            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_sec: timeout.as_secs().min(86_400) as _,
             tv_nsec: timeout.subsec_nanos() as libc::c_long,
         };
         // SAFETY: one valid pollfd; a null sigmask keeps the current mask.
