@@ -56,14 +56,19 @@ pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
         if r.event == Kind::Admit {
             tools.insert(call, &r.tool);
         }
-        for site in &r.sites {
+        for (i, site) in r.sites.iter().enumerate() {
             let (state, finishes) = sites
                 .entry(site.clone())
                 .or_insert_with(|| (SiteState::new(site), BTreeMap::new()));
             match r.event {
                 Kind::Admit => {
                     let policy = Policy {
-                        interval_ms: r.interval_ms.unwrap_or(0),
+                        interval_ms: r
+                            .intervals_ms
+                            .get(i)
+                            .copied()
+                            .or(r.interval_ms)
+                            .unwrap_or(0),
                         hold_ms: r.hold_ms.unwrap_or(0),
                     };
                     if let Some(busy) = state.busy_until() {
@@ -217,6 +222,21 @@ mod tests {
         let (text, short) = report(&log, None);
         assert!(short);
         assert!(text.contains("8,500 ms (interval 10 s)  SHORT"), "{text}");
+    }
+
+    #[test]
+    fn each_site_is_checked_against_its_own_interval() {
+        let mut slow = rec(Kind::Admit, 0, "a");
+        slow.sites = vec!["example.com".into(), "social".into()];
+        slow.intervals_ms = vec![10_000, 30_000];
+        let mut done = rec(Kind::Finish, 1_000, "a");
+        done.sites = slow.sites.clone();
+        let mut next = rec(Kind::Admit, 21_000, "b");
+        next.sites = slow.sites.clone();
+        next.intervals_ms = vec![10_000, 30_000];
+        let all = gaps(&[slow, done, next]);
+        assert!(!all["example.com"][0].is_short());
+        assert!(all["social"][0].is_short());
     }
 
     #[test]

@@ -144,7 +144,12 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
                     r.sites = a.sites.iter().map(|(s, _)| s.clone()).collect();
                     r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
                     r.waited_ms = Some(a.waited_ms);
-                    r.interval_ms = Some(config.policy_for(&r.sites[0]).interval_ms);
+                    r.intervals_ms = r
+                        .sites
+                        .iter()
+                        .map(|s| config.policy_for(s).interval_ms)
+                        .collect();
+                    r.interval_ms = r.intervals_ms.first().copied();
                     r.hold_ms = Some(config.hold_ms);
                     log::append(store.root(), &r);
                     Ok(Outcome::Pass)

@@ -60,9 +60,12 @@ pub struct Record {
     /// How long it waited (admit, give_up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waited_ms: Option<u64>,
-    /// The site's interval (admit), for `gaps`.
+    /// The first site's interval (admit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval_ms: Option<u64>,
+    /// Each site's interval, in `sites` order (admit), for `gaps`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals_ms: Vec<u64>,
     /// The in-flight hold (admit), for `gaps`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold_ms: Option<u64>,
@@ -87,6 +90,7 @@ impl Record {
             call: None,
             waited_ms: None,
             interval_ms: None,
+            intervals_ms: Vec::new(),
             hold_ms: None,
             tickets: Vec::new(),
             reason: None,
