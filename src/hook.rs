@@ -125,13 +125,18 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
                     if let Some(agent) = &agent {
                         store.set_last_call(agent, &call)?;
                     }
-                    if let Target::Url { tab: Some(tab), .. } = &target {
+                    if let Target::Url {
+                        url,
+                        tab: Some(tab),
+                    } = &target
+                    {
                         // Until a result shows where the tab ended up, it may be
                         // on its old site or the new one: count it on both.
+                        let new = site::host_of_url(url);
                         store.update_tabs(|map| {
-                            let mut all = sites.clone();
+                            let mut all: Vec<String> = new.iter().cloned().collect();
                             if let Some(old) = map.tabs.get(tab) {
-                                all.extend(old.sites.iter().cloned());
+                                all.extend(old.hosts.iter().cloned());
                             }
                             all.sort();
                             all.dedup();
@@ -213,11 +218,14 @@ fn post(event: &HookEvent) -> Result<()> {
         return Ok(());
     };
     let clock = SystemClock;
-    let config = event_config()?;
-    let store = store_for(config)?;
+    // No config here: a finish needs none, and the tab map keeps hosts, which
+    // the Pre side turns into sites. So a Post is recorded even while the
+    // config is broken, and costs the same with a thousand sites as with one.
+    let config = Config::default();
+    let store = FileStore::open(FileStore::default_root()?, config.stale_after_ms)?;
     // The finish first: it is what the next call's wait counts from.
     if let Some(call) = &event.tool_use_id {
-        let (sites, at) = Gate::new(&store, &clock, config).finish(call)?;
+        let (sites, at) = Gate::new(&store, &clock, &config).finish(call)?;
         if !sites.is_empty() {
             let mut r = record(event, Kind::Finish, at);
             r.tool = tool.to_owned();
@@ -237,20 +245,17 @@ fn post(event: &HookEvent) -> Result<()> {
             profile::tab_id(event.tool_input.get("tabId")),
             matches!(url, "" | "back" | "forward"),
         ) {
-            seen.push((tab, site::key_for_url(url, config).into_iter().collect()));
+            seen.push((tab, site::host_of_url(url).into_iter().collect()));
         }
     }
     for t in profile.tabs_seen(&event.result_texts()) {
-        seen.push((
-            t.tab,
-            site::key_for_url(&t.url, config).into_iter().collect(),
-        ));
+        seen.push((t.tab, site::host_of_url(&t.url).into_iter().collect()));
     }
     if !seen.is_empty() {
         let now = clock.now_floor();
         store.update_tabs(|map| {
-            for (tab, sites) in &seen {
-                note_tab(map, tab, sites.clone(), now);
+            for (tab, hosts) in &seen {
+                note_tab(map, tab, hosts.clone(), now);
             }
         })?;
     }
@@ -261,11 +266,11 @@ fn post(event: &HookEvent) -> Result<()> {
 /// again; it only orders which tabs are forgotten first.
 const TAB_REFRESH_MS: u64 = 10 * 60_000;
 
-/// Record that `tab` is on `sites` as of `now`, leaving the map untouched
+/// Record that `tab` is on `hosts` as of `now`, leaving the map untouched
 /// (so nothing is written) when it already says so and is fresh.
-fn note_tab(map: &mut crate::store::TabMap, tab: &str, sites: Vec<String>, now: u64) {
+fn note_tab(map: &mut crate::store::TabMap, tab: &str, hosts: Vec<String>, now: u64) {
     if let Some(e) = map.tabs.get(tab)
-        && e.sites == sites
+        && e.hosts == hosts
         && now.saturating_sub(e.seen_ms) < TAB_REFRESH_MS
     {
         return;
@@ -273,7 +278,7 @@ fn note_tab(map: &mut crate::store::TabMap, tab: &str, sites: Vec<String>, now: 
     map.tabs.insert(
         tab.to_owned(),
         TabEntry {
-            sites,
+            hosts,
             seen_ms: now,
         },
     );

@@ -17,7 +17,16 @@ pub fn sites_for(target: &Target, config: &Config, store: &impl Store) -> Result
     match target {
         Target::Url { url, .. } => Ok(site::key_for_url(url, config).into_iter().collect()),
         Target::Tab(tab) => match store.tabs()?.tabs.get(tab) {
-            Some(entry) => Ok(entry.sites.clone()),
+            Some(entry) => {
+                let mut sites: Vec<String> = entry
+                    .hosts
+                    .iter()
+                    .map(|h| site::key_for_host(h, config))
+                    .collect();
+                sites.sort();
+                sites.dedup();
+                Ok(sites)
+            }
             None => every_known_site(config, store),
         },
         Target::Unknown => every_known_site(config, store),

@@ -575,7 +575,7 @@ fn post_with_a_multi_megabyte_screenshot_is_handled() {
     assert_pass(&gate.run(&event));
     let tabs: Value =
         serde_json::from_str(&fs::read_to_string(gate.home().join("tabs.json")).unwrap()).unwrap();
-    assert_eq!(tabs["tabs"]["9"]["sites"], json!(["example.org"]));
+    assert_eq!(tabs["tabs"]["9"]["hosts"], json!(["big.example.org"]));
 }
 
 #[test]
@@ -861,4 +861,42 @@ fn the_state_dir_is_private() {
             .mode();
         assert_eq!(mode & 0o777, 0o700, "{dir}");
     }
+}
+
+#[test]
+fn a_post_is_recorded_even_while_the_config_is_broken() {
+    let gate = Gate::new("interval = \"50ms\"\nin_flight_hold = \"1h\"\n");
+    assert_pass(&gate.run(&pre_navigate("nav", "https://example.com/", 1)));
+    fs::write(gate.dir.join("config.toml"), "interval = \"oops\"\n").unwrap();
+    assert_pass(&gate.run(&post_navigate("nav")));
+    gate.record("finish", "nav");
+    // Once fixed, the next call waits for the recorded finish, not the hour.
+    fs::write(
+        gate.dir.join("config.toml"),
+        "interval = \"50ms\"\nin_flight_hold = \"1h\"\n",
+    )
+    .unwrap();
+    assert_pass(&finish(
+        gate.spawn(&pre_navigate("next", "https://example.com/", 1)),
+        Duration::from_secs(10),
+    ));
+}
+
+#[test]
+fn a_site_added_to_the_config_applies_to_tabs_already_known() {
+    let gate = Gate::new("interval = \"10ms\"\n");
+    assert_pass(&gate.run(&pre_navigate("nav", "https://m.example.social/", 1)));
+    let mut post = post_navigate("nav");
+    post["tool_input"]["url"] = json!("https://m.example.social/");
+    post["tool_response"][1]["text"] = json!(
+        "\n\nTab Context:\n- Available tabs:\n  \u{2022} tabId 1: \"Feed\" (\"https://m.example.social/\")"
+    );
+    assert_pass(&gate.run(&post));
+    fs::write(
+        gate.dir.join("config.toml"),
+        "interval = \"10ms\"\n[[site]]\nname = \"social\"\ndomains = [\"example.social\"]\n",
+    )
+    .unwrap();
+    assert_pass(&gate.run(&pre_click("click", 1)));
+    assert_eq!(gate.record("admit", "click")["sites"], json!(["social"]));
 }

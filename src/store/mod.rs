@@ -35,10 +35,12 @@ pub struct TabMap {
 /// What one tab is on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TabEntry {
-    /// Site keys the tab may be on: one once a tool result has shown it; the
-    /// old and the new site while a navigation has no result yet; none for a
-    /// page that is on no site (`about:blank`).
-    pub sites: Vec<String>,
+    /// Hosts the tab may be on: one once a tool result has shown it; the old
+    /// and the new host while a navigation has no result yet; none for a page
+    /// that is on no site (`about:blank`). Hosts, not site keys, so that the
+    /// Post side needs no config and a config change applies at once.
+    #[serde(alias = "sites")]
+    pub hosts: Vec<String>,
     /// When this was learnt.
     pub seen_ms: EpochMs,
 }
