@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! <home>/sites/<site>/lock         the site lock; flock'd, never renamed
-//! <home>/sites/<site>/state.json   SiteState, replaced atomically (temp + rename)
+//! <home>/sites/<site>/state.json   SiteState, rewritten in place under the lock
 //! <home>/sites/<site>/queue/<seq>-<pid>-<ms>   one file per waiting caller
 //! <home>/tabs.json, tabs.lock      the tab→site map and its lock
 //! <home>/calls/<call>.json         which sites an admitted call marked
@@ -13,8 +13,9 @@
 //! the kernel drops an flock the moment its process dies, so a crashed caller
 //! frees its lock and its queue place at once, with no pid to check and so no
 //! pid reuse to be fooled by. The lock file is never renamed or deleted, so
-//! every process always locks the same inode; the state it guards is replaced
-//! by rename, so a reader without the lock still sees a whole file.
+//! every process always locks the same inode. Every read and write of the
+//! state it guards happens under it, so the state is rewritten in place in one
+//! write rather than replaced by rename (see `update_site` for why).
 //!
 //! The queue is a ticket lock in files. A caller takes the next ticket under
 //! the site lock, creates its ticket file already flock'd (made under a temp
@@ -31,8 +32,8 @@
 
 use std::{
     fs::{self, File, OpenOptions, TryLockError},
-    io::{self, ErrorKind, Write},
-    os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
+    io::{self, ErrorKind, Read, Write},
+    os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt},
     path::{Path, PathBuf},
     sync::mpsc,
     time::{Duration, Instant},
@@ -191,15 +192,15 @@ impl FileStore {
         Ok((FilePlace { path, _file: file }, seq))
     }
 
-    fn read_state(path: &Path, site: &str) -> std::result::Result<SiteState, Option<io::Error>> {
-        match fs::read(path) {
-            Ok(bytes) => match serde_json::from_slice::<SiteState>(&bytes) {
-                Ok(s) if s.site == site => Ok(s),
-                _ => Err(None),
-            },
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(SiteState::new(site)),
-            Err(e) => Err(Some(e)),
+    /// Parse state bytes; `None` if they are not this site's state. A file
+    /// of nothing but blanks is a state never written: the site is new.
+    fn parse_state(bytes: &[u8], site: &str) -> Option<SiteState> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Some(SiteState::new(site));
         }
+        serde_json::from_slice::<SiteState>(bytes)
+            .ok()
+            .filter(|s| s.site == site)
     }
 }
 
@@ -277,26 +278,46 @@ impl Store for FileStore {
         let dir = self.site_dir(site);
         let _lock = self.lock_site(&dir, deadline)?;
         let path = dir.join("state.json");
-        let mut state = match Self::read_state(&path, site) {
-            Ok(s) => s,
-            Err(Some(e)) => return Err(Error::io("read", &path, e)),
-            Err(None) => {
-                let moved_to = dir.join(format!("state.json.corrupt-{heal_at}"));
-                fs::rename(&path, &moved_to).map_err(|e| Error::io("rename", &path, e))?;
-                let mut healed = SiteState::new(site);
-                healed.last_finish_ms = Some(heal_at);
-                write_json(&path, &healed)?;
-                return Err(Error::CorruptState {
-                    path,
-                    moved_to,
-                    retry_after_ms: 0,
-                });
-            }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| Error::io("open", &path, e))?;
+        let mut bytes = Vec::with_capacity(512);
+        file.read_to_end(&mut bytes)
+            .map_err(|e| Error::io("read", &path, e))?;
+        let Some(mut state) = Self::parse_state(&bytes, site) else {
+            let moved_to = dir.join(format!("state.json.corrupt-{heal_at}"));
+            fs::rename(&path, &moved_to).map_err(|e| Error::io("rename", &path, e))?;
+            let mut healed = SiteState::new(site);
+            healed.last_finish_ms = Some(heal_at);
+            write_json(&path, &healed)?;
+            return Err(Error::CorruptState {
+                path,
+                moved_to,
+                retry_after_ms: 0,
+            });
         };
         let before = state.clone();
         let out = f(&mut state);
         if state != before {
-            write_json(&path, &state)?;
+            // Rewritten in place, under the site lock that every reader of
+            // this file also takes, in one write that is padded with blanks
+            // to cover the old contents. Not temp file + rename: on ext4 a
+            // rename over a file starts writing it out at once, which cost
+            // more than the rest of the event (BENCHMARKS.md). A process
+            // killed mid-update cannot tear one write; a power cut can, and a
+            // torn file reads as corrupt, which counts as busy.
+            let mut json = serde_json::to_vec(&state).expect("state serializes");
+            json.push(b'\n');
+            if json.len() < bytes.len() {
+                json.resize(bytes.len(), b' ');
+            }
+            file.write_all_at(&json, 0)
+                .map_err(|e| Error::io("write", &path, e))?;
         }
         Ok(out)
     }
@@ -457,8 +478,16 @@ impl FileWatch {
         let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
         use std::os::fd::AsRawFd;
         // SAFETY: valid fd and NUL-terminated path.
-        let wd =
-            unsafe { libc::inotify_add_watch(fd.as_raw_fd(), cpath.as_ptr(), libc::IN_MOVED_TO) };
+        let wd = unsafe {
+            // IN_MODIFY: the state is rewritten in place; IN_MOVED_TO: or
+            // replaced, when a corrupt one is healed. Nothing else in the
+            // site's directory is ever written (the lock file is only locked).
+            libc::inotify_add_watch(
+                fd.as_raw_fd(),
+                cpath.as_ptr(),
+                libc::IN_MODIFY | libc::IN_MOVED_TO,
+            )
+        };
         Self {
             fd: (wd >= 0).then_some(fd),
         }
@@ -610,5 +639,64 @@ fn sweep(dir: &Path, now_ms: EpochMs, older_than_ms: u64) {
         {
             let _ = fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::Policy;
+
+    fn store(name: &str) -> FileStore {
+        let dir =
+            std::env::temp_dir().join(format!("pace-hook-unit-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        FileStore::open(dir, 60_000).unwrap()
+    }
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_secs(5)
+    }
+
+    #[test]
+    fn a_state_that_shrinks_in_place_reads_back_whole() {
+        let s = store("shrink");
+        let p = Policy {
+            interval_ms: 10,
+            hold_ms: 1_000,
+        };
+        for call in ["a-long-call-id-to-make-the-state-big", "b", "c"] {
+            s.update_site("x.com", 0, soon(), |st| st.admit(call, 5, &p))
+                .unwrap();
+        }
+        s.update_site("x.com", 0, soon(), |st| {
+            st.in_flight.clear();
+            st.last_finish_ms = Some(7);
+        })
+        .unwrap();
+        let state = s.update_site("x.com", 0, soon(), |st| st.clone()).unwrap();
+        assert_eq!(state.last_finish_ms, Some(7));
+        assert!(state.in_flight.is_empty());
+        let on_disk = fs::read(s.root().join("sites/x.com/state.json")).unwrap();
+        assert!(
+            on_disk.ends_with(b" "),
+            "old contents must be blanked, not left behind"
+        );
+        let _ = fs::remove_dir_all(s.root());
+    }
+
+    #[test]
+    fn state_of_another_site_counts_as_corrupt() {
+        let s = store("other");
+        s.update_site("x.com", 0, soon(), |st| st.finish("a", 1))
+            .unwrap();
+        let dir = s.root().join("sites");
+        fs::rename(dir.join("x.com"), dir.join("y.com")).unwrap();
+        let e = s.update_site("y.com", 99, soon(), |_| ()).unwrap_err();
+        assert!(matches!(e, Error::CorruptState { .. }), "{e}");
+        // Healed as busy from the given time.
+        let healed = s.update_site("y.com", 0, soon(), |st| st.clone()).unwrap();
+        assert_eq!(healed.last_finish_ms, Some(99));
+        let _ = fs::remove_dir_all(s.root());
     }
 }
