@@ -66,9 +66,15 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
     }
 
     /// Wait for `call`'s turn at every one of `sites`, then mark it in flight
-    /// on each and save which sites it marked. Gives up after `max_wait`,
-    /// counted from `arrived`.
-    pub fn admit(&self, call: &str, sites: &[String], arrived: Instant) -> Result<Turn> {
+    /// on each and save which sites it marked (as `agent`'s open call, if the
+    /// call has an agent). Gives up after `max_wait`, counted from `arrived`.
+    pub fn admit(
+        &self,
+        call: &str,
+        sites: &[String],
+        arrived: Instant,
+        agent: Option<&str>,
+    ) -> Result<Turn> {
         let mut sites = sites.to_vec();
         sites.sort();
         sites.dedup();
@@ -109,11 +115,14 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
                     s.set_hold(call, at_ms, at_ms.saturating_add(hold))
                 })?;
         }
-        self.store.save_call(&CallRecord {
-            call: call.to_owned(),
-            sites: sites.clone(),
-            started_ms: at_ms,
-        })?;
+        self.store.save_call(
+            &CallRecord {
+                call: call.to_owned(),
+                sites: sites.clone(),
+                started_ms: at_ms,
+            },
+            agent,
+        )?;
         Ok(Turn::Admitted(Admitted {
             at_ms,
             waited_ms: arrived.elapsed().as_millis() as u64,
@@ -216,9 +225,9 @@ impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
     /// Returns those sites (none if the call was not admitted by this gate)
     /// and the finish time written, so the log shows exactly what the gate
     /// counts from.
-    pub fn finish(&self, call: &str) -> Result<(Vec<String>, EpochMs)> {
+    pub fn finish(&self, call: &str, agent: Option<&str>) -> Result<(Vec<String>, EpochMs)> {
         let now = self.clock.now_ceil();
-        let Some(record) = self.store.take_call(call)? else {
+        let Some(record) = self.store.take_call(call, agent)? else {
             return Ok((Vec::new(), now));
         };
         for site in &record.sites {

@@ -120,11 +120,8 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
             if let Some(agent) = &agent {
                 end_previous_call(event, agent, &gate, &store)?;
             }
-            match gate.admit(&call, &sites, arrived)? {
+            match gate.admit(&call, &sites, arrived, agent.as_deref())? {
                 Turn::Admitted(a) => {
-                    if let Some(agent) = &agent {
-                        store.set_last_call(agent, &call)?;
-                    }
                     if let Target::Url {
                         url,
                         tab: Some(tab),
@@ -195,13 +192,14 @@ fn end_previous_call(
     gate: &Gate<'_, FileStore, SystemClock>,
     store: &FileStore,
 ) -> Result<()> {
-    let Some(previous) = store.last_call_of(agent)? else {
+    let Some(previous) = store.open_call_of(agent)? else {
         return Ok(());
     };
+    let previous = previous.call;
     if Some(&previous) == event.tool_use_id.as_ref() {
         return Ok(());
     }
-    let (sites, at) = gate.finish(&previous)?;
+    let (sites, at) = gate.finish(&previous, Some(agent))?;
     if !sites.is_empty() {
         let mut r = record(event, Kind::Finish, at);
         r.call = Some(previous);
@@ -225,7 +223,8 @@ fn post(event: &HookEvent) -> Result<()> {
     let store = FileStore::open(FileStore::default_root()?, config.stale_after_ms)?;
     // The finish first: it is what the next call's wait counts from.
     if let Some(call) = &event.tool_use_id {
-        let (sites, at) = Gate::new(&store, &clock, &config).finish(call)?;
+        let (sites, at) =
+            Gate::new(&store, &clock, &config).finish(call, event.agent().as_deref())?;
         if !sites.is_empty() {
             let mut r = record(event, Kind::Finish, at);
             r.tool = tool.to_owned();

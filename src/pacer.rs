@@ -74,7 +74,7 @@ impl Pacer {
         let clock = SystemClock;
         let call = format!("run-{}-{}", std::process::id(), clock.now_floor());
         let gate = Gate::new(&self.store, &clock, &self.config);
-        match gate.admit(&call, std::slice::from_ref(&site), arrived)? {
+        match gate.admit(&call, std::slice::from_ref(&site), arrived, None)? {
             Turn::Admitted(a) => {
                 let mut r = Record::new(Kind::Admit, a.at_ms, "run");
                 r.call = Some(call.clone());
@@ -136,7 +136,7 @@ impl Permit<'_> {
     fn record_finish(&self) -> Result<()> {
         let clock = SystemClock;
         let gate = Gate::new(&self.pacer.store, &clock, &self.pacer.config);
-        let (sites, at) = gate.finish(&self.call)?;
+        let (sites, at) = gate.finish(&self.call, None)?;
         let mut r = Record::new(Kind::Finish, at, "run");
         r.call = Some(self.call.clone());
         r.sites = sites;

@@ -854,7 +854,7 @@ fn the_state_dir_is_private() {
     use std::os::unix::fs::PermissionsExt;
     let gate = Gate::new("");
     assert_pass(&gate.run(&pre_navigate("a", "https://example.com/", 1)));
-    for dir in ["", "sites", "sites/example.com", "calls"] {
+    for dir in ["", "sites", "sites/example.com", "agents"] {
         let mode = fs::metadata(gate.home().join(dir))
             .unwrap()
             .permissions()
@@ -899,4 +899,21 @@ fn a_site_added_to_the_config_applies_to_tabs_already_known() {
     .unwrap();
     assert_pass(&gate.run(&pre_click("click", 1)));
     assert_eq!(gate.record("admit", "click")["sites"], json!(["social"]));
+}
+
+#[test]
+fn calls_without_a_session_are_finished_by_their_post() {
+    let gate = Gate::new("interval = \"100ms\"\nin_flight_hold = \"1h\"\n");
+    let mut pre = pre_navigate("nav", "https://example.com/", 1);
+    pre.as_object_mut().unwrap().remove("session_id");
+    let mut post = post_navigate("nav");
+    post.as_object_mut().unwrap().remove("session_id");
+    assert_pass(&gate.run(&pre));
+    assert_pass(&gate.run(&post));
+    let end = ts(&gate.record("finish", "nav"));
+    assert_pass(&finish(
+        gate.spawn(&pre_navigate("next", "https://example.com/", 1)),
+        Duration::from_secs(10),
+    ));
+    assert!(ts(&gate.record("admit", "next")) >= end + 100);
 }

@@ -5,8 +5,8 @@
 //! <home>/sites/<site>/state.json   SiteState, rewritten in place under the lock
 //! <home>/sites/<site>/queue/<seq>-<pid>-<ms>   one file per waiting caller
 //! <home>/tabs.json, tabs.lock      the tab→site map and its lock
-//! <home>/calls/<call>.json         which sites an admitted call marked
-//! <home>/agents/<agent>            the last call each agent was admitted for
+//! <home>/agents/<agent>            an agent's last admitted call and its sites
+//! <home>/calls/<call>.json         the same, for a call with no session
 //! ```
 //!
 //! Locks are `std::fs::File::lock` (`flock`), not the post's `mkdir` lock:
@@ -384,7 +384,10 @@ impl Store for FileStore {
         Ok(())
     }
 
-    fn save_call(&self, record: &CallRecord) -> Result<()> {
+    fn save_call(&self, record: &CallRecord, agent: Option<&str>) -> Result<()> {
+        if let Some(agent) = agent {
+            return self.write_slot(agent, record, true);
+        }
         let dir = self.root.join("calls");
         // A new file under a name of its own, read only after this process
         // has exited: no temp file and rename needed.
@@ -402,7 +405,14 @@ impl Store for FileStore {
         Ok(())
     }
 
-    fn take_call(&self, call: &str) -> Result<Option<CallRecord>> {
+    fn take_call(&self, call: &str, agent: Option<&str>) -> Result<Option<CallRecord>> {
+        if let Some(agent) = agent
+            && let Some(open) = self.open_call_of(agent)?
+            && open.call == call
+        {
+            self.write_slot(agent, &open, false)?;
+            return Ok(Some(open));
+        }
         let path = self
             .root
             .join("calls")
@@ -416,37 +426,62 @@ impl Store for FileStore {
         Ok(serde_json::from_slice(&bytes).ok())
     }
 
-    fn last_call_of(&self, agent: &str) -> Result<Option<String>> {
-        let path = self.root.join("agents").join(site::file_name(agent));
-        match fs::read_to_string(&path) {
-            Ok(call) => Ok(Some(call.trim().to_owned()).filter(|c| !c.is_empty())),
+    fn open_call_of(&self, agent: &str) -> Result<Option<CallRecord>> {
+        let path = self.slot_path(agent);
+        match fs::read(&path) {
+            // A slot that does not parse (torn by a power cut) holds no open
+            // call: the call's hold then runs its course.
+            Ok(bytes) => Ok(serde_json::from_slice::<AgentSlot>(&bytes)
+                .ok()
+                .filter(|s| s.open)
+                .map(|s| s.record)),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io("read", &path, e)),
         }
     }
+}
 
-    fn set_last_call(&self, agent: &str, call: &str) -> Result<()> {
-        let dir = self.root.join("agents");
-        let path = dir.join(site::file_name(agent));
-        // Rewritten in place, padded to a fixed size and never truncated: a
-        // truncating rewrite or a rename makes ext4 start writing the data
-        // out at once (auto_da_alloc), which costs more than the whole event.
-        const SLOT: usize = 256;
-        if call.len() < SLOT {
-            let mut bytes = call.as_bytes().to_vec();
-            bytes.resize(SLOT, b'\n');
-            let mut f = open_making_dir(
-                OpenOptions::new().create(true).truncate(false).write(true),
-                &path,
-            )?;
-            f.write_all(&bytes)
-                .map_err(|e| Error::io("write", &path, e))?;
-        } else {
-            write_bytes(&path, call.as_bytes())?;
+/// An agent's last admitted call, and whether a finish has taken it yet.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct AgentSlot {
+    #[serde(flatten)]
+    record: CallRecord,
+    open: bool,
+}
+
+impl FileStore {
+    fn slot_path(&self, agent: &str) -> PathBuf {
+        self.root.join("agents").join(site::file_name(agent))
+    }
+
+    /// Rewrite `agent`'s slot in place, padded with blanks over whatever it
+    /// held: a new file per call, or a rename, makes ext4 start writing the
+    /// data out at once, which costs more than the rest of the event. Only
+    /// the agent itself writes its slot, one call at a time.
+    fn write_slot(&self, agent: &str, record: &CallRecord, open: bool) -> Result<()> {
+        let path = self.slot_path(agent);
+        let slot = AgentSlot {
+            record: record.clone(),
+            open,
+        };
+        let mut bytes = serde_json::to_vec(&slot).expect("slot serializes");
+        bytes.push(b'\n');
+        let file = open_making_dir(
+            OpenOptions::new().create(true).truncate(false).write(true),
+            &path,
+        )?;
+        let old = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
+        if bytes.len() < old {
+            bytes.resize(old, b' ');
         }
-        let now = SystemClock.now_floor();
-        if now.is_multiple_of(64) {
-            sweep(&dir, now, 7 * 24 * 3_600_000);
+        file.write_all_at(&bytes, 0)
+            .map_err(|e| Error::io("write", &path, e))?;
+        let now = record.started_ms;
+        if open
+            && now.is_multiple_of(64)
+            && let Some(dir) = path.parent()
+        {
+            sweep(dir, now, 7 * 24 * 3_600_000);
         }
         Ok(())
     }

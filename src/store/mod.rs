@@ -126,15 +126,14 @@ pub trait Store {
     /// Change the tab→site map as one step.
     fn update_tabs(&self, f: impl Fn(&mut TabMap)) -> Result<()>;
 
-    /// Save which sites a call marked.
-    fn save_call(&self, record: &CallRecord) -> Result<()>;
+    /// Save which sites a call marked. With `agent` (the session, or a
+    /// subagent in it), the record is that agent's one open call: an agent's
+    /// paced calls run one at a time.
+    fn save_call(&self, record: &CallRecord, agent: Option<&str>) -> Result<()>;
 
-    /// Take (read and delete) the record of `call`, if there is one.
-    fn take_call(&self, call: &str) -> Result<Option<CallRecord>>;
+    /// Take the record of `call` (it is closed: a second take finds nothing).
+    fn take_call(&self, call: &str, agent: Option<&str>) -> Result<Option<CallRecord>>;
 
-    /// The last call admitted for `agent` (a session, or a subagent in it).
-    fn last_call_of(&self, agent: &str) -> Result<Option<String>>;
-
-    /// Remember `call` as the last one admitted for `agent`.
-    fn set_last_call(&self, agent: &str, call: &str) -> Result<()>;
+    /// The call `agent` was last admitted for, if no finish has taken it.
+    fn open_call_of(&self, agent: &str) -> Result<Option<CallRecord>>;
 }
