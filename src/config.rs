@@ -9,7 +9,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::{
     decision::Policy,
@@ -28,19 +28,41 @@ pub const DEFAULT_MAX_WAIT_MS: u64 = 270_000;
 /// owner still seems alive.
 pub const DEFAULT_STALE_AFTER_MS: u64 = 15 * 60_000;
 
-/// A configured site: a name that owns some domains and their subdomains.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SiteConfig {
+/// A configured site: a name that owns some domains and their subdomains,
+/// borrowed from the config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Site<'a> {
     /// The site key, used in messages, the log and file names.
-    pub name: String,
-    /// Domains the site owns, lowercase, without a trailing dot.
-    pub domains: Vec<String>,
+    pub name: &'a str,
     /// The site's own interval, if it has one.
     pub interval_ms: Option<u64>,
+    domains: &'a str,
+}
+
+impl<'a> Site<'a> {
+    /// Domains the site owns, lowercase, without a trailing dot.
+    pub fn domains(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+        self.domains.split(' ').filter(|d| !d.is_empty())
+    }
+
+    /// One line of [`Config`]'s site list: `name interval|- domain…`.
+    fn parse(line: &'a str) -> Option<Self> {
+        let (name, rest) = line.split_once(' ')?;
+        let (interval, domains) = rest.split_once(' ').unwrap_or((rest, ""));
+        let interval_ms = match interval {
+            "-" => None,
+            ms => Some(ms.parse().ok()?),
+        };
+        Some(Self {
+            name,
+            interval_ms,
+            domains,
+        })
+    }
 }
 
 /// The whole configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     /// Least gap, finish to start, between two requests to one site.
     pub interval_ms: u64,
@@ -50,8 +72,11 @@ pub struct Config {
     pub max_wait_ms: u64,
     /// Age after which a queue place or lock is reclaimed regardless.
     pub stale_after_ms: u64,
-    /// Configured sites.
-    pub sites: Vec<SiteConfig>,
+    /// Configured sites, a line each: `name interval|- domain…`. Names and
+    /// domains are checked to hold no blanks, so nothing needs quoting. One
+    /// string rather than a `Vec` of structs: a config with a thousand sites
+    /// is loaded on every paced event, and this loads with one allocation.
+    sites: String,
     /// The file this came from, if any.
     pub source: Option<PathBuf>,
 }
@@ -63,7 +88,7 @@ impl Default for Config {
             hold_ms: DEFAULT_HOLD_MS,
             max_wait_ms: DEFAULT_MAX_WAIT_MS,
             stale_after_ms: DEFAULT_STALE_AFTER_MS,
-            sites: Vec::new(),
+            sites: String::new(),
             source: None,
         }
     }
@@ -159,7 +184,7 @@ impl Config {
             hold_ms: duration("in_flight_hold", raw.in_flight_hold, DEFAULT_HOLD_MS)?,
             max_wait_ms: duration("max_wait", raw.max_wait, DEFAULT_MAX_WAIT_MS)?,
             stale_after_ms: duration("stale_after", raw.stale_after, DEFAULT_STALE_AFTER_MS)?,
-            sites: Vec::new(),
+            sites: String::new(),
             source: Some(path.to_owned()),
         };
         if config.stale_after_ms <= config.max_wait_ms {
@@ -217,11 +242,7 @@ impl Config {
                     )
                 })?),
             };
-            config.sites.push(SiteConfig {
-                name,
-                domains,
-                interval_ms,
-            });
+            config.push_site(&name, interval_ms, domains.iter().map(String::as_str));
         }
         Ok(config)
     }
@@ -229,15 +250,92 @@ impl Config {
     /// The policy for the site with key `site`.
     pub fn policy_for(&self, site: &str) -> Policy {
         let interval_ms = self
-            .sites
-            .iter()
-            .find(|s| s.name == site)
+            .site(site)
             .and_then(|s| s.interval_ms)
             .unwrap_or(self.interval_ms);
         Policy {
             interval_ms,
             hold_ms: self.hold_ms,
         }
+    }
+
+    /// Every configured site, in the order of the file.
+    pub fn sites(&self) -> impl Iterator<Item = Site<'_>> {
+        self.sites.lines().filter_map(Site::parse)
+    }
+
+    /// The configured site named `name`.
+    pub fn site(&self, name: &str) -> Option<Site<'_>> {
+        // A substring search for the line that starts with `name` and a
+        // blank: this runs on every paced event, over every configured site.
+        self.line_with(name, |text, at| {
+            (at == 0 || text.as_bytes()[at - 1] == b'\n')
+                && text.as_bytes().get(at + name.len()) == Some(&b' ')
+        })
+        .filter(|s| s.name == name)
+    }
+
+    /// The configured site that owns `host` (lowercase): the one listing the
+    /// longest domain that is `host` or a parent of it.
+    pub fn owner_of(&self, host: &str) -> Option<Site<'_>> {
+        let mut domain = host;
+        loop {
+            let owner = self
+                .line_with(domain, |text, at| {
+                    text.as_bytes()[at.saturating_sub(1)] == b' '
+                        && matches!(
+                            text.as_bytes().get(at + domain.len()),
+                            Some(b' ' | b'\n') | None
+                        )
+                })
+                .filter(|s| s.domains().any(|d| d == domain));
+            if owner.is_some() {
+                return owner;
+            }
+            match domain.split_once('.') {
+                Some((_, parent)) if !parent.is_empty() => domain = parent,
+                _ => return None,
+            }
+        }
+    }
+
+    /// The site on the first line where `needle` occurs at a place `fits`.
+    fn line_with(&self, needle: &str, fits: impl Fn(&str, usize) -> bool) -> Option<Site<'_>> {
+        let text = self.sites.as_str();
+        if needle.is_empty() {
+            return None;
+        }
+        let mut from = 0;
+        loop {
+            let at = from + text[from..].find(needle)?;
+            if fits(text, at) {
+                let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+                return Site::parse(&text[start..end]);
+            }
+            from = at + 1;
+        }
+    }
+
+    fn push_site<'d>(
+        &mut self,
+        name: &str,
+        interval_ms: Option<u64>,
+        domains: impl Iterator<Item = &'d str>,
+    ) {
+        use std::fmt::Write as _;
+        self.sites.push_str(name);
+        match interval_ms {
+            Some(ms) => {
+                let _ = write!(self.sites, " {ms}");
+            }
+            None => self.sites.push_str(" -"),
+        }
+        for d in domains {
+            self.sites.push(' ');
+            self.sites.push_str(d);
+        }
+        self.sites.push('\n');
     }
 }
 
@@ -363,8 +461,17 @@ mod tests {
             "interval = \"10s\"\nin_flight_hold = \"120s\"\nmax_wait = \"270s\"\n\n[[site]]\nname = \"social\"\ndomains = [\"example.social\"]\ninterval = \"30s\"\n",
         )
         .unwrap();
-        assert_eq!(c.sites[0].name, "social");
-        assert_eq!(c.sites[0].domains, vec!["example.social"]);
+        let site = c.sites().next().unwrap();
+        assert_eq!(site.name, "social");
+        assert_eq!(
+            c.owner_of("m.example.social").map(|s| s.name),
+            Some("social")
+        );
+        assert_eq!(c.owner_of("example.social").map(|s| s.name), Some("social"));
+        assert_eq!(c.owner_of("other.social"), None);
+        assert_eq!(c.site("social").map(|s| s.interval_ms), Some(Some(30_000)));
+        assert_eq!(c.site("soc"), None);
+        assert_eq!(site.domains().collect::<Vec<_>>(), vec!["example.social"]);
         assert_eq!(c.policy_for("social").interval_ms, 30_000);
         assert_eq!(c.policy_for("other.com").interval_ms, 10_000);
     }
@@ -479,8 +586,8 @@ mod cache {
             m.ctime_nsec(),
         ];
         let cached = file(path)
-            .and_then(|f| std::fs::read(f).ok())
-            .and_then(|bytes| serde_json::from_slice::<(Key, Config)>(&bytes).ok())
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .and_then(|text| decode(&text, path))
             .filter(|(k, _)| *k == key)
             .map(|(_, c)| c);
         (cached, Some(key))
@@ -497,13 +604,100 @@ mod cache {
                 .mode(0o700)
                 .create(dir);
         }
-        let Ok(bytes) = serde_json::to_vec(&(key, config)) else {
-            return;
-        };
+        let bytes = encode(key, config);
         let mut tmp = f.clone().into_os_string();
         tmp.push(format!(".tmp{}", std::process::id()));
         if std::fs::write(&tmp, bytes).is_ok() {
             let _ = std::fs::rename(&tmp, &f);
+        }
+    }
+
+    const MAGIC: &str = "pace-hook config cache 1";
+
+    /// The cache's text: a line of key, a line of settings, then the config's
+    /// site lines as they are and `end`. Loading it is one allocation,
+    /// whatever the number of sites.
+    pub(super) fn encode(key: &Key, c: &Config) -> String {
+        use std::fmt::Write as _;
+        let mut out = format!("{MAGIC}\nkey");
+        for k in key {
+            let _ = write!(out, " {k}");
+        }
+        let _ = write!(
+            out,
+            "\nsettings {} {} {} {}\n",
+            c.interval_ms, c.hold_ms, c.max_wait_ms, c.stale_after_ms
+        );
+        out.push_str(&c.sites);
+        out.push_str("end\n");
+        out
+    }
+
+    /// The key and config in a cache text; `None` for anything malformed,
+    /// including a text cut short (it must end with `end`).
+    pub(super) fn decode(text: &str, path: &Path) -> Option<(Key, Config)> {
+        let mut lines = text.lines();
+        if lines.next()? != MAGIC {
+            return None;
+        }
+        let mut key: Key = [0; 7];
+        let mut fields = lines.next()?.strip_prefix("key ")?.split(' ');
+        for k in &mut key {
+            *k = fields.next()?.parse().ok()?;
+        }
+        let mut n = lines.next()?.strip_prefix("settings ")?.split(' ');
+        let mut num = || -> Option<u64> { n.next()?.parse().ok() };
+        let settings = Config {
+            interval_ms: num()?,
+            hold_ms: num()?,
+            max_wait_ms: num()?,
+            stale_after_ms: num()?,
+            sites: String::new(),
+            source: Some(path.to_owned()),
+        };
+        // The site lines are the config's own text, sliced out whole. The
+        // file is replaced by rename, so it is whole or absent; `end` guards
+        // against anything cut short all the same.
+        let start = text.find("\nsettings ")? + 1;
+        let start = start + text[start..].find('\n')? + 1;
+        let end = text.len().checked_sub(4).filter(|&e| e >= start)?;
+        if &text[end..] != "end\n" || !text[..end].ends_with('\n') {
+            return None;
+        }
+        Some((
+            key,
+            Config {
+                sites: text[start..end].to_owned(),
+                ..settings
+            },
+        ))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn the_cache_text_round_trips() {
+            let path = Path::new("/x/c.toml");
+            let c = Config::parse(
+                "interval = \"2s\"\n[[site]]\nname = \"a\"\ndomains = [\"a.com\", \"b.org\"]\ninterval = \"30s\"\n[[site]]\nname = \"z\"\n",
+                path,
+            )
+            .unwrap();
+            let key = [1, 2, 3, 4, 5, 6, -7];
+            assert_eq!(decode(&encode(&key, &c), path), Some((key, c)));
+        }
+
+        #[test]
+        fn a_cut_or_foreign_cache_text_is_a_miss() {
+            let path = Path::new("/x/c.toml");
+            let text = encode(
+                &[0; 7],
+                &Config::parse("[[site]]\nname = \"a\"\n", path).unwrap(),
+            );
+            assert!(decode(&text[..text.len() - 4], path).is_none());
+            assert!(decode("{}", path).is_none());
         }
     }
 }

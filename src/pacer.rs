@@ -58,7 +58,7 @@ impl Pacer {
     /// host.
     pub fn site_key(&self, site_or_url: &str) -> Result<String> {
         let wanted = site_or_url.trim().to_ascii_lowercase();
-        if self.config.sites.iter().any(|s| s.name == wanted) {
+        if self.config.site(&wanted).is_some() {
             return Ok(wanted);
         }
         site::key_for_url(site_or_url, &self.config).ok_or_else(|| Error::Usage {

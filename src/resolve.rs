@@ -45,7 +45,7 @@ pub fn sites_for(target: &Target, config: &Config, store: &impl Store) -> Result
 
 /// Every configured site and every site with state in the store.
 pub fn every_known_site(config: &Config, store: &impl Store) -> Result<Vec<String>> {
-    let mut sites: Vec<String> = config.sites.iter().map(|s| s.name.clone()).collect();
+    let mut sites: Vec<String> = config.sites().map(|s| s.name.to_owned()).collect();
     sites.extend(store.known_sites()?);
     sites.sort();
     sites.dedup();

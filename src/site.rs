@@ -89,20 +89,8 @@ pub fn normalize_host(host: &str) -> Option<String> {
 /// `api.example.co.uk` are both `example.co.uk`); IP addresses and `localhost`
 /// key as themselves.
 pub fn key_for_host(host: &str, config: &Config) -> String {
-    let mut best: Option<(&str, usize)> = None;
-    for site in &config.sites {
-        for d in &site.domains {
-            let owns = host == d
-                || (host.len() > d.len()
-                    && host.ends_with(d.as_str())
-                    && host.as_bytes()[host.len() - d.len() - 1] == b'.');
-            if owns && best.is_none_or(|(_, len)| d.len() > len) {
-                best = Some((&site.name, d.len()));
-            }
-        }
-    }
-    if let Some((name, _)) = best {
-        return name.to_owned();
+    if let Some(site) = config.owner_of(host) {
+        return site.name.to_owned();
     }
     if host.parse::<IpAddr>().is_ok() || host == "localhost" || host.ends_with(".localhost") {
         return host.to_owned();
