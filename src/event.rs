@@ -75,6 +75,28 @@ struct RawServer {
     name: Option<String>,
 }
 
+/// Visitor methods that take a JSON scalar as "no text": a response of an
+/// unexpected shape must not make the whole event unreadable.
+macro_rules! no_text_in_scalars {
+    ($value:ty, $empty:expr) => {
+        fn visit_unit<E>(self) -> std::result::Result<$value, E> {
+            Ok($empty)
+        }
+        fn visit_bool<E>(self, _: bool) -> std::result::Result<$value, E> {
+            Ok($empty)
+        }
+        fn visit_i64<E>(self, _: i64) -> std::result::Result<$value, E> {
+            Ok($empty)
+        }
+        fn visit_u64<E>(self, _: u64) -> std::result::Result<$value, E> {
+            Ok($empty)
+        }
+        fn visit_f64<E>(self, _: f64) -> std::result::Result<$value, E> {
+            Ok($empty)
+        }
+    };
+}
+
 /// The texts of a tool response, taken while the event is parsed: an array's
 /// `text` members, a string, or every text of an object. Everything else
 /// (screenshots) is skipped without being copied.
@@ -111,21 +133,7 @@ impl<'de> Deserialize<'de> for Texts {
                 collect_texts(&v, &mut out);
                 Ok(Texts(out))
             }
-            fn visit_unit<E>(self) -> std::result::Result<Texts, E> {
-                Ok(Texts::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> std::result::Result<Texts, E> {
-                Ok(Texts::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> std::result::Result<Texts, E> {
-                Ok(Texts::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> std::result::Result<Texts, E> {
-                Ok(Texts::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> std::result::Result<Texts, E> {
-                Ok(Texts::default())
-            }
+            no_text_in_scalars!(Texts, Texts::default());
         }
         d.deserialize_any(V)
     }
@@ -169,21 +177,7 @@ impl<'de> Deserialize<'de> for BlockText {
             fn visit_str<E>(self, _: &str) -> std::result::Result<BlockText, E> {
                 Ok(BlockText(None))
             }
-            fn visit_unit<E>(self) -> std::result::Result<BlockText, E> {
-                Ok(BlockText(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> std::result::Result<BlockText, E> {
-                Ok(BlockText(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> std::result::Result<BlockText, E> {
-                Ok(BlockText(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> std::result::Result<BlockText, E> {
-                Ok(BlockText(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> std::result::Result<BlockText, E> {
-                Ok(BlockText(None))
-            }
+            no_text_in_scalars!(BlockText, BlockText(None));
         }
         d.deserialize_any(V)
     }
@@ -354,6 +348,26 @@ mod tests {
         );
         assert_eq!(mk(r#""plain""#), vec!["plain"]);
         assert_eq!(mk(r#"{"content":[{"type":"text","text":"b"}]}"#), vec!["b"]);
+    }
+
+    #[test]
+    fn responses_of_odd_shapes_give_no_text_and_no_error() {
+        for resp in [
+            "null",
+            "3",
+            "true",
+            "[1, null, \"x\", [2]]",
+            "[{\"text\": 5}]",
+        ] {
+            let e = HookEvent::parse(
+                format!(
+                    r#"{{"hook_event_name":"PostToolUse","tool_name":"x","tool_response":{resp}}}"#
+                )
+                .as_bytes(),
+            )
+            .unwrap();
+            assert!(e.result_texts().is_empty(), "{resp}");
+        }
     }
 
     #[test]
