@@ -1344,11 +1344,7 @@ fn per_event_section(
                 Group::OneSite(i) => format!("pace-hook ({}) {}", builds[i].label, c.name),
                 _ => c.name.clone(),
             };
-            let failed = if c.failures > 0 {
-                format!(" ({} failed)", c.failures)
-            } else {
-                String::new()
-            };
+            let failed = failed_note(c.failures);
             let _ = writeln!(
                 out,
                 "| {label}{failed} | {:.2} ms | {:.2} ms | {:.2} ms | {ratio} | {vs_node} | {:.2} ms | {:.1} MiB | {goal} |",
@@ -1587,11 +1583,7 @@ fn scale_section(out: &mut String, cases: &[Case], builds: &[Build], scaled: &[S
             let Some(base) = base else { continue };
             let (a, b) = (summary(base), summary(c));
             let ratio = b.median / a.median;
-            let failed = if c.failures > 0 {
-                format!(" ({} failed)", c.failures)
-            } else {
-                String::new()
-            };
+            let failed = failed_note(c.failures);
             let _ = writeln!(
                 out,
                 "| {label}{}{failed} | {:.2} ms | {:.2} ms | {ratio:.2}× | {:.1} → {:.1} MiB | {} |",
@@ -1673,4 +1665,13 @@ fn utc(t: SystemTime) -> String {
         rem / 3_600,
         rem % 3_600 / 60
     )
+}
+
+/// ` (N failed)` after a row's label, or nothing.
+fn failed_note(failures: usize) -> String {
+    if failures > 0 {
+        format!(" ({failures} failed)")
+    } else {
+        String::new()
+    }
 }
