@@ -542,14 +542,22 @@ impl Watch for FileWatch {
             std::thread::sleep(timeout.min(POLL_FALLBACK));
             return Ok(());
         };
+        // The kernel lets a poll-family timeout run late by 0.1 % of its
+        // length (2 ms on a 2 s wait, up to 100 ms), so poll for all but that
+        // margin and sleep the rest with nanosleep, whose slack is 50 µs. A
+        // change during that last stretch only means waking a little later
+        // than the change allowed; never earlier than due.
+        let deadline = Instant::now() + timeout;
+        let margin = (timeout / 1000).min(Duration::from_millis(100)) + Duration::from_micros(100);
+        let poll_for = timeout.saturating_sub(margin);
         let mut pfd = libc::pollfd {
             fd: fd.as_raw_fd(),
             events: libc::POLLIN,
             revents: 0,
         };
         let ts = libc::timespec {
-            tv_sec: timeout.as_secs().min(86_400) as _,
-            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+            tv_sec: poll_for.as_secs().min(86_400) as _,
+            tv_nsec: poll_for.subsec_nanos() as libc::c_long,
         };
         // SAFETY: one valid pollfd; a null sigmask keeps the current mask.
         let n = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
@@ -558,7 +566,9 @@ impl Watch for FileWatch {
             // Drain so the next wait blocks again. Non-blocking fd: stops at EAGAIN.
             // SAFETY: buf is valid for its length.
             while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+            return Ok(());
         }
+        std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
         Ok(())
     }
 
