@@ -595,20 +595,8 @@ mod cache {
 
     /// Cache `config` for `path` under `key`, best effort.
     pub(super) fn write(path: &Path, key: &Key, config: &Config) {
-        let Some(f) = file(path) else { return };
-        if let Some(dir) = f.parent() {
-            use std::os::unix::fs::DirBuilderExt;
-            // 0700 like the rest of the state: this may be what creates it.
-            let _ = std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir);
-        }
-        let bytes = encode(key, config);
-        let mut tmp = f.clone().into_os_string();
-        tmp.push(format!(".tmp{}", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() {
-            let _ = std::fs::rename(&tmp, &f);
+        if let Some(f) = file(path) {
+            let _ = crate::store::file::write_bytes(&f, encode(key, config).as_bytes());
         }
     }
 

@@ -311,13 +311,7 @@ impl Store for FileStore {
             // more than the rest of the event (BENCHMARKS.md). A process
             // killed mid-update cannot tear one write; a power cut can, and a
             // torn file reads as corrupt, which counts as busy.
-            let mut json = serde_json::to_vec(&state).expect("state serializes");
-            json.push(b'\n');
-            if json.len() < bytes.len() {
-                json.resize(bytes.len(), b' ');
-            }
-            file.write_all_at(&json, 0)
-                .map_err(|e| Error::io("write", &path, e))?;
+            overwrite_json(&file, &path, &state, bytes.len())?;
         }
         Ok(out)
     }
@@ -464,18 +458,12 @@ impl FileStore {
             record: record.clone(),
             open,
         };
-        let mut bytes = serde_json::to_vec(&slot).expect("slot serializes");
-        bytes.push(b'\n');
         let file = open_making_dir(
             OpenOptions::new().create(true).truncate(false).write(true),
             &path,
         )?;
         let old = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
-        if bytes.len() < old {
-            bytes.resize(old, b' ');
-        }
-        file.write_all_at(&bytes, 0)
-            .map_err(|e| Error::io("write", &path, e))?;
+        overwrite_json(&file, &path, &slot, old)?;
         let now = record.started_ms;
         if open
             && now.is_multiple_of(64)
@@ -636,6 +624,24 @@ fn make_dir(path: &Path) -> Result<()> {
         .map_err(|e| Error::io("create directory", path, e))
 }
 
+/// Overwrite `file` (at `path`, `old_len` bytes long) with `value` as JSON in
+/// one write from offset 0, padded with blanks over the old contents: never
+/// truncated, so ext4 does not start writing it out (see `update_site`).
+fn overwrite_json(
+    file: &File,
+    path: &Path,
+    value: &impl serde::Serialize,
+    old_len: usize,
+) -> Result<()> {
+    let mut bytes = serde_json::to_vec(value).expect("state serializes");
+    bytes.push(b'\n');
+    if bytes.len() < old_len {
+        bytes.resize(old_len, b' ');
+    }
+    file.write_all_at(&bytes, 0)
+        .map_err(|e| Error::io("write", path, e))
+}
+
 /// Write JSON to `path` atomically: a temp file beside it, then rename.
 fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     let mut bytes = serde_json::to_vec(value).expect("state serializes");
@@ -652,8 +658,9 @@ fn write_direct(path: &Path, bytes: &[u8]) -> Result<()> {
     f.write_all(bytes).map_err(|e| Error::io("write", path, e))
 }
 
-/// Write `bytes` to `path` atomically: a temp file beside it, then rename.
-fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Write `bytes` to `path` atomically: a temp file beside it, then rename,
+/// making its directory (0700) if missing.
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
