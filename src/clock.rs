@@ -1,39 +1,99 @@
-//! Time as the gate stores it: wall-clock milliseconds since the Unix epoch.
+//! Time, as the gate reads it: wall-clock milliseconds since the Unix epoch
+//! for everything stored or compared across processes, and a monotonic
+//! reading for deadlines and sleeps within one process.
 //!
 //! An `Instant` means nothing to another process, so everything written to the
 //! store is epoch milliseconds. Two roundings keep a gap from ever coming out
 //! short: a finish is recorded rounded *up* ([`Clock::now_ceil`]) and an
 //! admission rounded *down* ([`Clock::now_floor`]), so the recorded gap is never
 //! larger than the real one.
+//!
+//! Nothing in the gate or the stores reads the system clock directly: they
+//! take a [`Clock`], so that [`FakeClock`] can drive them through timelines,
+//! clock steps included, without sleeping.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::{
+    sync::{Mutex, OnceLock},
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+};
 
 /// Milliseconds since the Unix epoch, as stored on disk and in the gate log.
 pub type EpochMs = u64;
 
-/// A source of wall-clock time. The gate takes one so that library callers and
-/// tests can control time; the binary uses [`SystemClock`].
-pub trait Clock {
-    /// Now, rounded down to the millisecond: use for admissions.
-    fn now_floor(&self) -> EpochMs;
-    /// Now, rounded up to the millisecond: use for finishes.
-    fn now_ceil(&self) -> EpochMs;
-    /// How long from now until `at`, to the clock's full precision (zero if
-    /// `at` has passed). A sleep of this length never wakes before `at`.
-    fn until(&self, at: EpochMs) -> std::time::Duration;
+/// A point on a clock's monotonic scale: never goes back, means nothing
+/// outside this process. Used for deadlines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Mono(Duration);
+
+impl Mono {
+    /// `d` after this point.
+    pub fn after(self, d: Duration) -> Mono {
+        Mono(self.0.saturating_add(d))
+    }
+
+    /// How long from `earlier` to this point (zero if `earlier` is later).
+    pub fn since(self, earlier: Mono) -> Duration {
+        self.0.saturating_sub(earlier.0)
+    }
 }
 
-/// The machine's wall clock.
+/// A source of time. The gate and the stores take one so that library
+/// callers and tests can control time; the binary uses [`SystemClock`].
+pub trait Clock: Send + Sync {
+    /// Wall-clock now, rounded down to the millisecond: use for admissions.
+    fn now_floor(&self) -> EpochMs;
+    /// Wall-clock now, rounded up to the millisecond: use for finishes.
+    fn now_ceil(&self) -> EpochMs;
+    /// How long from now until wall-clock time `at`, to the clock's full
+    /// precision (zero if `at` has passed). A sleep of this length never
+    /// wakes before `at`.
+    fn until(&self, at: EpochMs) -> Duration;
+    /// Now on the monotonic scale.
+    fn mono(&self) -> Mono;
+    /// Sleep for `d`.
+    fn sleep(&self, d: Duration);
+
+    /// How long until monotonic point `deadline` (zero if it has passed).
+    fn left(&self, deadline: Mono) -> Duration {
+        deadline.since(self.mono())
+    }
+}
+
+/// The machine's clocks: `SystemTime` for the wall, `Instant` for deadlines.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 
+/// Shifts the wall clock of this process, for tests only: two "machines"
+/// whose clocks disagree. Read once; signed milliseconds.
+const OFFSET_VAR: &str = "PACE_HOOK_TEST_CLOCK_OFFSET_MS";
+
+fn offset_ms() -> i64 {
+    static OFFSET: OnceLock<i64> = OnceLock::new();
+    *OFFSET.get_or_init(|| {
+        std::env::var(OFFSET_VAR)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    })
+}
+
+fn origin() -> Instant {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    *ORIGIN.get_or_init(Instant::now)
+}
+
 impl SystemClock {
-    fn since_epoch() -> std::time::Duration {
+    fn since_epoch() -> Duration {
         // A clock before 1970 is a broken machine; treating it as the epoch makes
         // every stored finish look recent, which errs towards waiting.
-        SystemTime::now()
+        let d = SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        match offset_ms() {
+            0 => d,
+            o if o > 0 => d.saturating_add(Duration::from_millis(o as u64)),
+            o => d.saturating_sub(Duration::from_millis(o.unsigned_abs())),
+        }
     }
 }
 
@@ -52,42 +112,83 @@ impl Clock for SystemClock {
         }
     }
 
-    fn until(&self, at: EpochMs) -> std::time::Duration {
-        std::time::Duration::from_millis(at).saturating_sub(Self::since_epoch())
+    fn until(&self, at: EpochMs) -> Duration {
+        Duration::from_millis(at).saturating_sub(Self::since_epoch())
+    }
+
+    fn mono(&self) -> Mono {
+        Mono(origin().elapsed())
+    }
+
+    fn sleep(&self, d: Duration) {
+        std::thread::sleep(d)
     }
 }
 
-/// A clock that only moves when told to, for timeline tests.
-#[derive(Debug, Default)]
+/// A clock that only moves when told to, or when someone sleeps on it, for
+/// timeline tests. The wall clock can also be stepped on its own, as NTP or a
+/// user does, while the monotonic scale goes on.
+#[derive(Debug)]
 pub struct FakeClock {
-    now: std::cell::Cell<EpochMs>,
+    inner: Mutex<(EpochMs, Duration)>,
 }
 
 impl FakeClock {
-    /// A fake clock reading `start`.
+    /// A fake clock whose wall reads `start`.
     pub fn new(start: EpochMs) -> Self {
         Self {
-            now: std::cell::Cell::new(start),
+            inner: Mutex::new((start, Duration::ZERO)),
         }
     }
 
-    /// Move time forward by `ms`.
+    fn with<R>(&self, f: impl FnOnce(&mut (EpochMs, Duration)) -> R) -> R {
+        f(&mut self.inner.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Move time forward by `ms`, on both scales.
     pub fn advance(&self, ms: u64) {
-        self.now.set(self.now.get().saturating_add(ms));
+        self.with(|(wall, mono)| {
+            *wall = wall.saturating_add(ms);
+            *mono = mono.saturating_add(Duration::from_millis(ms));
+        })
+    }
+
+    /// Step the wall clock by `ms` (back if negative); the monotonic scale
+    /// does not move.
+    pub fn step_wall(&self, ms: i64) {
+        self.with(|(wall, _)| {
+            *wall = if ms >= 0 {
+                wall.saturating_add(ms as u64)
+            } else {
+                wall.saturating_sub(ms.unsigned_abs())
+            }
+        })
     }
 }
 
 impl Clock for FakeClock {
     fn now_floor(&self) -> EpochMs {
-        self.now.get()
+        self.with(|(wall, _)| *wall)
     }
 
     fn now_ceil(&self) -> EpochMs {
-        self.now.get()
+        self.with(|(wall, _)| *wall)
     }
 
-    fn until(&self, at: EpochMs) -> std::time::Duration {
-        std::time::Duration::from_millis(at.saturating_sub(self.now.get()))
+    fn until(&self, at: EpochMs) -> Duration {
+        Duration::from_millis(at.saturating_sub(self.now_floor()))
+    }
+
+    fn mono(&self) -> Mono {
+        self.with(|(_, mono)| Mono(*mono))
+    }
+
+    /// Sleeping on a fake clock moves it: a waiter's sleep *is* the passing
+    /// of time in a timeline test. Rounded up to the millisecond, so a sleep
+    /// until a time always reaches it.
+    fn sleep(&self, d: Duration) {
+        let ms = d.as_millis() as u64 + u64::from(!d.subsec_nanos().is_multiple_of(1_000_000));
+        self.advance(ms);
     }
 }
 
@@ -106,18 +207,42 @@ mod tests {
     }
 
     #[test]
-    fn fake_clock_advances_only_when_told() {
+    fn fake_clock_advances_only_when_told_or_slept_on() {
         let c = FakeClock::new(1_000);
         assert_eq!(c.now_floor(), 1_000);
         c.advance(250);
         assert_eq!(c.now_floor(), 1_250);
         assert_eq!(c.now_ceil(), 1_250);
-        assert_eq!(c.until(1_300), std::time::Duration::from_millis(50));
-        assert_eq!(c.until(1_000), std::time::Duration::ZERO);
+        assert_eq!(c.until(1_300), Duration::from_millis(50));
+        assert_eq!(c.until(1_000), Duration::ZERO);
+        let before = c.mono();
+        c.sleep(Duration::from_micros(1_500));
+        assert_eq!(c.now_floor(), 1_252);
+        assert_eq!(c.mono().since(before), Duration::from_millis(2));
+    }
+
+    #[test]
+    fn a_wall_step_leaves_the_monotonic_scale_alone() {
+        let c = FakeClock::new(100_000);
+        let m = c.mono();
+        c.step_wall(-60_000);
+        assert_eq!(c.now_floor(), 40_000);
+        assert_eq!(c.mono(), m);
+        c.step_wall(5);
+        assert_eq!(c.now_floor(), 40_005);
     }
 
     #[test]
     fn until_a_past_time_is_zero() {
-        assert_eq!(SystemClock.until(0), std::time::Duration::ZERO);
+        assert_eq!(SystemClock.until(0), Duration::ZERO);
+    }
+
+    #[test]
+    fn deadlines_saturate() {
+        let c = FakeClock::new(0);
+        let d = c.mono().after(Duration::from_millis(10));
+        assert_eq!(c.left(d), Duration::from_millis(10));
+        c.advance(20);
+        assert_eq!(c.left(d), Duration::ZERO);
     }
 }

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use crate::{
     decision::Policy,
     error::{Error, Result},
+    gate::SiteRequest,
 };
 
 /// Default least gap between two requests to one site.
@@ -151,7 +152,7 @@ impl Config {
     }
 
     fn load_text(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::ConfigRead {
+        let text = read_regular(path).map_err(|source| Error::ConfigRead {
             path: path.to_owned(),
             source,
         })?;
@@ -187,6 +188,17 @@ impl Config {
             sites: String::new(),
             source: Some(path.to_owned()),
         };
+        for (key, ms) in [
+            ("interval", config.interval_ms),
+            ("in_flight_hold", config.hold_ms),
+        ] {
+            if ms > crate::decision::CEILING_MS {
+                return Err(bad(
+                    line_for(key),
+                    format!("`{key}` ({}) is longer than a day", format_duration(ms)),
+                ));
+            }
+        }
         if config.stale_after_ms <= config.max_wait_ms {
             // A waiter may legitimately sit in a queue for max_wait; reclaiming
             // its place sooner would let the next caller jump it.
@@ -247,16 +259,73 @@ impl Config {
         Ok(config)
     }
 
-    /// The policy for the site with key `site`.
-    pub fn policy_for(&self, site: &str) -> Policy {
-        let interval_ms = self
-            .site(site)
-            .and_then(|s| s.interval_ms)
-            .unwrap_or(self.interval_ms);
+    /// The policy of the configured site named `name`, or the global one.
+    pub fn policy_of(&self, site: Option<Site<'_>>) -> Policy {
         Policy {
-            interval_ms,
+            interval_ms: site.and_then(|s| s.interval_ms).unwrap_or(self.interval_ms),
             hold_ms: self.hold_ms,
         }
+    }
+
+    /// The gates a request to `host` goes through, each with the policy
+    /// this config requires there.
+    ///
+    /// A host is always paced on its own gate key (its registrable domain),
+    /// whatever the config says, so that processes whose configs differ
+    /// still meet on one gate. A host owned by a configured `[[site]]` is
+    /// also paced on the key of every domain of that site, with the site's
+    /// interval: the group shares one pace, and a process that does not
+    /// define the group still meets it on each domain.
+    pub fn requests_for_host(&self, host: &str) -> Vec<SiteRequest> {
+        let own = crate::site::key_for_host(host);
+        match self.owner_of(host) {
+            None => vec![SiteRequest {
+                site: own,
+                policy: self.policy_of(None),
+            }],
+            Some(group) => {
+                let policy = self.policy_of(Some(group));
+                let mut keys: Vec<String> =
+                    group.domains().map(crate::site::key_for_host).collect();
+                keys.push(own);
+                keys.sort();
+                keys.dedup();
+                keys.into_iter()
+                    .map(|site| SiteRequest { site, policy })
+                    .collect()
+            }
+        }
+    }
+
+    /// The policy this config requires on gate key `key`: the strictest
+    /// interval of any configured site with a domain under that key, else
+    /// the global one. For calls paced on sites known only by their key.
+    pub fn policy_for_key(&self, key: &str) -> Policy {
+        let mut policy = self.policy_of(None);
+        for group in self.sites() {
+            if group.domains().any(|d| crate::site::key_for_host(d) == key) {
+                policy.interval_ms = policy
+                    .interval_ms
+                    .max(group.interval_ms.unwrap_or(self.interval_ms));
+            }
+        }
+        policy
+    }
+
+    /// Every gate key the config names: the keys of every configured
+    /// site's domains.
+    pub fn known_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .sites()
+            .flat_map(|g| {
+                g.domains()
+                    .map(crate::site::key_for_host)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
     }
 
     /// Every configured site, in the order of the file.
@@ -337,6 +406,24 @@ impl Config {
         }
         self.sites.push('\n');
     }
+}
+
+/// The text of the regular file at `path`. Anything else (a FIFO would hang
+/// the hook until its timeout, which lets the call through) is refused.
+fn read_regular(path: &Path) -> std::io::Result<String> {
+    use std::{io::Read, os::unix::fs::OpenOptionsExt};
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file; a config must be a plain TOML file",
+        ));
+    }
+    let mut text = String::new();
+    f.read_to_string(&mut text)?;
+    Ok(text)
 }
 
 fn candidate_paths() -> Vec<PathBuf> {
@@ -472,8 +559,14 @@ mod tests {
         assert_eq!(c.site("social").map(|s| s.interval_ms), Some(Some(30_000)));
         assert_eq!(c.site("soc"), None);
         assert_eq!(site.domains().collect::<Vec<_>>(), vec!["example.social"]);
-        assert_eq!(c.policy_for("social").interval_ms, 30_000);
-        assert_eq!(c.policy_for("other.com").interval_ms, 10_000);
+        assert_eq!(c.policy_for_key("example.social").interval_ms, 30_000);
+        assert_eq!(c.policy_for_key("other.com").interval_ms, 10_000);
+        let r = c.requests_for_host("www.example.social");
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            (r[0].site.as_str(), r[0].policy.interval_ms),
+            ("example.social", 30_000)
+        );
     }
 
     #[test]
@@ -554,20 +647,25 @@ mod tests {
 /// ctime) misses the cache; a bad file is never cached, so its error is
 /// reported every time.
 mod cache {
-    use std::{
-        os::unix::fs::MetadataExt,
-        path::{Path, PathBuf},
-    };
+    use std::{io::Read, os::unix::fs::MetadataExt, path::Path};
 
     use super::Config;
+    use crate::state_dir::{Dir, Mode};
 
     /// dev, inode, size, mtime (s, ns), ctime (s, ns).
     pub(super) type Key = [i64; 7];
 
-    fn file(path: &Path) -> Option<PathBuf> {
-        let root = crate::store::FileStore::default_root().ok()?;
-        let name = crate::site::file_name(&path.to_string_lossy());
-        Some(root.join("config-cache").join(name))
+    fn dir() -> Option<Dir> {
+        let root = crate::state_dir::default_root().ok()?;
+        Dir::open_root(&root, true)
+            .ok()?
+            .sub("config-cache", true)
+            .ok()
+            .flatten()
+    }
+
+    fn name(path: &Path) -> String {
+        crate::site::file_name(&path.to_string_lossy())
     }
 
     /// The cached config for `path` if it is current, and the key to cache a
@@ -576,6 +674,9 @@ mod cache {
         let Ok(m) = std::fs::metadata(path) else {
             return (None, None);
         };
+        if !m.is_file() {
+            return (None, None);
+        }
         let key: Key = [
             m.dev() as i64,
             m.ino() as i64,
@@ -585,8 +686,12 @@ mod cache {
             m.ctime(),
             m.ctime_nsec(),
         ];
-        let cached = file(path)
-            .and_then(|f| std::fs::read_to_string(f).ok())
+        let cached = dir()
+            .and_then(|d| d.open(&name(path), Mode::Read).ok())
+            .and_then(|mut f| {
+                let mut text = String::new();
+                f.read_to_string(&mut text).ok().map(|_| text)
+            })
             .and_then(|text| decode(&text, path))
             .filter(|(k, _)| *k == key)
             .map(|(_, c)| c);
@@ -595,8 +700,8 @@ mod cache {
 
     /// Cache `config` for `path` under `key`, best effort.
     pub(super) fn write(path: &Path, key: &Key, config: &Config) {
-        if let Some(f) = file(path) {
-            let _ = crate::store::file::write_bytes(&f, encode(key, config).as_bytes());
+        if let Some(d) = dir() {
+            let _ = d.write_atomic(&name(path), encode(key, config).as_bytes());
         }
     }
 

@@ -47,6 +47,30 @@ pub enum Error {
     },
     /// No state directory could be found (no home, no cache dir).
     NoStateDir,
+    /// The state directory could not be opened or made.
+    StateDir {
+        /// What went wrong, with the path.
+        message: String,
+    },
+    /// The state directory, or one in it, is not safe to keep the gate in.
+    UnsafeStateDir {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+        /// What to do.
+        fix: String,
+    },
+    /// Something in the state directory is not what pace-hook made there (a
+    /// symbolic link, a directory where a file goes).
+    Tampered {
+        /// The path.
+        path: PathBuf,
+        /// What is there.
+        what: String,
+        /// What to do.
+        fix: String,
+    },
     /// A filesystem operation on the state failed.
     Io {
         /// What pace-hook was doing, e.g. "create".
@@ -56,14 +80,15 @@ pub enum Error {
         /// The underlying error.
         source: io::Error,
     },
-    /// A site's state file could not be parsed. It has been moved aside and the
-    /// site reset as just used, so the next call after the interval goes on.
+    /// A site's state could not be read. It has been replaced by a state
+    /// that is busy for a hold and an interval (a call may have been in
+    /// flight), and what was there kept beside it.
     CorruptState {
         /// The state file.
         path: PathBuf,
-        /// Where the unreadable copy was moved.
-        moved_to: PathBuf,
-        /// The site's interval, for the message.
+        /// Where a copy of the unreadable state was kept, if it could be.
+        moved_to: Option<PathBuf>,
+        /// How long the site now stays busy.
         retry_after_ms: u64,
     },
     /// A lock stayed held past the caller's deadline.
@@ -147,6 +172,17 @@ impl fmt::Display for Error {
                 f,
                 "no state directory: set PACE_HOOK_HOME or HOME so pace-hook has somewhere to keep its gate"
             ),
+            Error::StateDir { message } => write!(f, "{message}"),
+            Error::UnsafeStateDir { path, problem, fix } => write!(
+                f,
+                "the state directory `{}` {problem}, so anyone could pace or block your calls; {fix}",
+                path.display()
+            ),
+            Error::Tampered { path, what, fix } => write!(
+                f,
+                "`{}` is {what}, which pace-hook never makes there; {fix}",
+                path.display()
+            ),
             Error::Io { op, path, source } => {
                 write!(f, "could not {op} `{}`: {source}", path.display())
             }
@@ -154,13 +190,18 @@ impl fmt::Display for Error {
                 path,
                 moved_to,
                 retry_after_ms,
-            } => write!(
-                f,
-                "state file `{}` was unreadable, so the site was treated as busy; it was moved to `{}` and reset, retry in {}",
-                path.display(),
-                moved_to.display(),
-                crate::config::format_duration(*retry_after_ms)
-            ),
+            } => {
+                write!(
+                    f,
+                    "state file `{}` was unreadable, so the site counts as busy (a call may have been in flight); it was reset to stay busy for {}",
+                    path.display(),
+                    crate::config::format_duration(*retry_after_ms)
+                )?;
+                match moved_to {
+                    Some(m) => write!(f, ", and what was there kept in `{}`", m.display()),
+                    None => Ok(()),
+                }
+            }
             Error::LockTimeout { path } => write!(
                 f,
                 "lock `{}` stayed held past the wait limit; another pace-hook process may be stuck",

@@ -50,6 +50,8 @@ pub struct HookEvent {
     pub tool_use_id: Option<String>,
     /// The text blocks of `tool_response`, decoded in the one pass.
     pub response_texts: Vec<String>,
+    /// `tool_response` when it is an object (WebFetch's `{code, result, …}`).
+    pub response_object: Option<Value>,
     /// `error` of a PostToolUseFailure.
     pub error: Option<String>,
     /// `mcp_server.name`, when Claude Code sends it.
@@ -98,10 +100,10 @@ macro_rules! no_text_in_scalars {
 }
 
 /// The texts of a tool response, taken while the event is parsed: an array's
-/// `text` members, a string, or every text of an object. Everything else
-/// (screenshots) is skipped without being copied.
+/// `text` members, a string, or every text of an object (kept whole too).
+/// Everything else (screenshots) is skipped without being copied.
 #[derive(Default)]
-struct Texts(Vec<String>);
+struct Texts(Vec<String>, Option<Value>);
 
 impl<'de> Deserialize<'de> for Texts {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -119,19 +121,19 @@ impl<'de> Deserialize<'de> for Texts {
                 while let Some(b) = seq.next_element::<BlockText>()? {
                     out.extend(b.0);
                 }
-                Ok(Texts(out))
+                Ok(Texts(out, None))
             }
             fn visit_str<E>(self, s: &str) -> std::result::Result<Texts, E> {
-                Ok(Texts(vec![s.to_owned()]))
+                Ok(Texts(vec![s.to_owned()], None))
             }
             fn visit_string<E>(self, s: String) -> std::result::Result<Texts, E> {
-                Ok(Texts(vec![s]))
+                Ok(Texts(vec![s], None))
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Texts, A::Error> {
                 let v = Value::deserialize(MapAccessDeserializer::new(map))?;
                 let mut out = Vec::new();
                 collect_texts(&v, &mut out);
-                Ok(Texts(out))
+                Ok(Texts(out, Some(v)))
             }
             no_text_in_scalars!(Texts, Texts::default());
         }
@@ -204,9 +206,25 @@ impl HookEvent {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(Error::EmptyInput);
         }
-        let raw: RawEvent = serde_json::from_slice(bytes).map_err(|e| Error::BadEvent {
-            message: e.to_string(),
-        })?;
+        let raw: RawEvent = match serde_json::from_slice(bytes) {
+            Ok(raw) => raw,
+            // Node's JSON.stringify writes a lone UTF-16 surrogate when page
+            // text is cut mid-emoji; the JSON standard allows it, Rust strings
+            // cannot hold it. Read it as U+FFFD, as browsers do, rather than
+            // lose the event.
+            Err(e) if e.is_syntax() && replace_lone_surrogates(bytes) != bytes => {
+                serde_json::from_slice(&replace_lone_surrogates(bytes)).map_err(|e| {
+                    Error::BadEvent {
+                        message: e.to_string(),
+                    }
+                })?
+            }
+            Err(e) => {
+                return Err(Error::BadEvent {
+                    message: e.to_string(),
+                });
+            }
+        };
         let name = raw.hook_event_name.ok_or(Error::MissingField {
             field: "hook_event_name",
         })?;
@@ -244,6 +262,7 @@ impl HookEvent {
             tool_input,
             tool_use_id: raw.tool_use_id.filter(|id| !id.is_empty()),
             response_texts: raw.tool_response.0,
+            response_object: raw.tool_response.1,
             error,
             mcp_server: raw.mcp_server.and_then(|s| s.name),
         })
@@ -271,6 +290,42 @@ impl HookEvent {
         }
         texts
     }
+}
+
+/// `bytes` with every `\uXXXX` escape of a UTF-16 surrogate that is not
+/// part of a pair, inside a JSON string, replaced by `\ufffd`. Only escapes
+/// change; the length stays the same.
+fn replace_lone_surrogates(bytes: &[u8]) -> Vec<u8> {
+    fn unit(b: &[u8], at: usize) -> Option<u16> {
+        if b.get(at) != Some(&b'\\') || b.get(at + 1) != Some(&b'u') {
+            return None;
+        }
+        let hex = std::str::from_utf8(b.get(at + 2..at + 6)?).ok()?;
+        u16::from_str_radix(hex, 16).ok()
+    }
+    let high = |u: u16| (0xD800..0xDC00).contains(&u);
+    let low = |u: u16| (0xDC00..0xE000).contains(&u);
+    let mut out = bytes.to_vec();
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                in_string = !in_string;
+                i += 1;
+            }
+            b'\\' if in_string => match unit(bytes, i) {
+                Some(u) if high(u) && unit(bytes, i + 6).is_some_and(low) => i += 12,
+                Some(u) if high(u) || low(u) => {
+                    out[i + 2..i + 6].copy_from_slice(b"fffd");
+                    i += 6;
+                }
+                _ => i += 2,
+            },
+            _ => i += 1,
+        }
+    }
+    out
 }
 
 fn collect_texts(v: &Value, out: &mut Vec<String>) {
@@ -368,6 +423,18 @@ mod tests {
             .unwrap();
             assert!(e.result_texts().is_empty(), "{resp}");
         }
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_read_as_a_replacement_character() {
+        let e = HookEvent::parse(
+            br#"{"hook_event_name":"PostToolUse","tool_name":"x","tool_response":[{"type":"text","text":"cut \ud83d"},{"type":"text","text":"pair \ud83d\ude00 low \udc00 esc \\ud83d"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            e.result_texts(),
+            vec!["cut \u{fffd}", "pair \u{1f600} low \u{fffd} esc \\ud83d"]
+        );
     }
 
     #[test]

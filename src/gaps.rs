@@ -25,7 +25,8 @@ pub struct Gap {
     pub busy_until: EpochMs,
     /// When the next call was admitted.
     pub admitted: EpochMs,
-    /// The site's interval at that admission.
+    /// The interval in force at that admission: the strictest of the one
+    /// its caller required and those the callers of earlier calls did.
     pub interval_ms: u64,
 }
 
@@ -35,17 +36,29 @@ impl Gap {
         self.admitted as i64 - self.busy_until as i64
     }
 
-    /// Whether the gap is shorter than the interval.
+    /// Whether the gap is shorter than the interval in force.
     pub fn is_short(&self) -> bool {
         self.ms() < self.interval_ms as i64
     }
 }
 
-/// Every gap, per site, in order.
+/// Whether a log record is a second pace-hook for a call already admitted
+/// (two settings files running the hook): the gate lets it through on
+/// purpose, and it starts nothing.
+pub fn is_duplicate(r: &Record) -> bool {
+    r.reason
+        .as_deref()
+        .is_some_and(|w| w.starts_with("duplicate"))
+}
+
+/// Every gap, per site, in order. This is the gate's own invariant checked
+/// from the outside: the log is replayed through the same [`SiteState`]
+/// steps the gate applies, and an admission earlier than the state allows
+/// is a short gap.
 pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
     let mut order: Vec<&Record> = records
         .iter()
-        .filter(|r| matches!(r.event, Kind::Admit | Kind::Finish))
+        .filter(|r| matches!(r.event, Kind::Admit | Kind::Finish) && !is_duplicate(r))
         .collect();
     order.sort_by_key(|r| r.ts);
     let mut tools: BTreeMap<&str, &str> = BTreeMap::new();
@@ -60,18 +73,20 @@ pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
             let (state, finishes) = sites
                 .entry(site.clone())
                 .or_insert_with(|| (SiteState::new(site), BTreeMap::new()));
+            let interval_ms = r
+                .intervals_ms
+                .get(i)
+                .copied()
+                .or(r.interval_ms)
+                .unwrap_or(0);
             match r.event {
                 Kind::Admit => {
                     let policy = Policy {
-                        interval_ms: r
-                            .intervals_ms
-                            .get(i)
-                            .copied()
-                            .or(r.interval_ms)
-                            .unwrap_or(0),
+                        interval_ms,
                         hold_ms: r.hold_ms.unwrap_or(0),
                     };
-                    if let Some(busy) = state.busy_until() {
+                    if let (Some(busy), Some(ready)) = (state.busy_until(), state.ready_at(&policy))
+                    {
                         let by = state
                             .in_flight
                             .iter()
@@ -90,13 +105,13 @@ pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
                             before: (call.to_owned(), r.tool.clone()),
                             busy_until: busy,
                             admitted: r.ts,
-                            interval_ms: policy.interval_ms,
+                            interval_ms: ready.saturating_sub(busy),
                         });
                     }
-                    state.admit(call, r.ts, &policy);
+                    state.admit(call, r.ts, &policy, None);
                 }
                 _ => {
-                    state.finish(call, r.ts);
+                    state.finish(call, r.ts, interval_ms);
                     finishes.insert(call.to_owned(), r.ts);
                 }
             }
@@ -237,6 +252,32 @@ mod tests {
         let all = gaps(&[slow, done, next]);
         assert!(!all["example.com"][0].is_short());
         assert!(all["social"][0].is_short());
+    }
+
+    #[test]
+    fn a_gap_is_judged_by_the_strictest_interval_in_force() {
+        // The first caller required 10 s; the next one's config says 1 s.
+        let mut fast = rec(Kind::Admit, 5_000, "b");
+        fast.interval_ms = Some(1_000);
+        let log = [rec(Kind::Admit, 0, "a"), rec(Kind::Finish, 500, "a"), fast];
+        let g = &gaps(&log)["example.com"][0];
+        assert_eq!(g.interval_ms, 10_000);
+        assert!(g.is_short());
+    }
+
+    #[test]
+    fn a_duplicate_hook_for_a_call_is_no_gap() {
+        let mut dup = rec(Kind::Admit, 100, "a");
+        dup.reason = Some("duplicate: this call already holds its sites".into());
+        let log = [
+            rec(Kind::Admit, 0, "a"),
+            dup,
+            rec(Kind::Finish, 500, "a"),
+            rec(Kind::Admit, 10_500, "b"),
+        ];
+        let g = &gaps(&log)["example.com"];
+        assert_eq!(g.len(), 1);
+        assert!(!g[0].is_short());
     }
 
     #[test]

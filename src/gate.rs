@@ -1,19 +1,36 @@
 //! The gate: admits a call to its sites in turn, and records its finish.
 //!
-//! This is the only place that waits. It asks the pure [`decide`] what to do
-//! and the [`Store`] to keep the queue, the state and the wake-ups; it owns no
-//! I/O of its own. Sites are taken in sorted order so two callers that need
-//! the same sites cannot hold one each and wait for the other.
+//! This is the only place that waits. It asks the [`Store`] to apply the
+//! pure steps of [`crate::decision`] atomically, and to keep the queue and the
+//! wake-ups; time comes from the store's [`crate::clock::Clock`], so the whole
+//! gate runs on a fake clock in tests. Sites are taken in sorted order so two
+//! callers that need the same sites cannot hold one each and wait for the
+//! other.
+//!
+//! A call that needs several sites holds each one it has taken while it
+//! waits for the next, under a lease of its process: if the process dies or
+//! stops, the lease lapses and those holds vanish (nothing was sent), so a
+//! killed waiter costs the others seconds, not `max_wait + hold`. Once it has
+//! every site, the holds become ordinary ones; if one lapsed meanwhile (the
+//! process was stopped and continued), it gives back the rest and starts over.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::{
-    clock::{Clock, EpochMs},
-    config::Config,
-    decision::{Decision, Policy, decide},
+    clock::{EpochMs, Mono},
+    decision::{Decision, Policy},
     error::{Error, Result},
-    store::{CallRecord, QueueTimeout, Store, Watch},
+    store::{CallRecord, Place, QueueTimeout, Store, Watch},
 };
+
+/// One site a call needs, and the policy its caller requires there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteRequest {
+    /// The site key.
+    pub site: String,
+    /// The caller's interval and hold for it.
+    pub policy: Policy,
+}
 
 /// A call that was admitted to all its sites.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +41,9 @@ pub struct Admitted {
     pub waited_ms: u64,
     /// Each site with the queue ticket it waited under, if it had to queue.
     pub sites: Vec<(String, Option<u64>)>,
+    /// The same call already held every site (a second pace-hook for it):
+    /// nothing was marked.
+    pub duplicate: bool,
 }
 
 /// A call that gave up waiting, so it must be blocked.
@@ -49,206 +69,340 @@ pub enum Turn {
 }
 
 /// The gate over one store.
-pub struct Gate<'a, S, C> {
-    store: &'a S,
-    clock: &'a C,
-    config: &'a Config,
+pub struct Gate<'a> {
+    store: &'a dyn Store,
 }
 
-impl<'a, S: Store, C: Clock> Gate<'a, S, C> {
-    /// A gate over `store`, reading time from `clock`.
-    pub fn new(store: &'a S, clock: &'a C, config: &'a Config) -> Self {
-        Self {
-            store,
-            clock,
-            config,
-        }
+/// How one site's wait ended.
+enum One {
+    Took {
+        at: EpochMs,
+        ticket: Option<u64>,
+        duplicate: bool,
+    },
+    GaveUp(GaveUp),
+}
+
+impl<'a> Gate<'a> {
+    /// A gate over `store`.
+    pub fn new(store: &'a dyn Store) -> Self {
+        Self { store }
     }
 
     /// Wait for `call`'s turn at every one of `sites`, then mark it in flight
     /// on each and save which sites it marked (as `agent`'s open call, if the
-    /// call has an agent). Gives up after `max_wait`, counted from `arrived`.
+    /// call has an agent). Gives up after `max_wait_ms`, counted from
+    /// `arrived`.
     pub fn admit(
         &self,
         call: &str,
-        sites: &[String],
-        arrived: Instant,
+        sites: &[SiteRequest],
+        arrived: Mono,
+        max_wait_ms: u64,
         agent: Option<&str>,
     ) -> Result<Turn> {
-        let mut sites = sites.to_vec();
-        sites.sort();
-        sites.dedup();
-        let deadline = arrived + Duration::from_millis(self.config.max_wait_ms);
-        let mut done: Vec<(String, Option<u64>)> = Vec::with_capacity(sites.len());
-        let mut at_ms = self.clock.now_floor();
-        // A site taken while the call still waits for a later one must stay
-        // held until the call can go: hold it for the rest of max_wait too,
-        // then cut the hold back to the usual one once every site is taken.
-        let wait_hold = self.config.max_wait_ms.saturating_add(self.config.hold_ms);
-        for (i, site) in sites.iter().enumerate() {
-            let last = i + 1 == sites.len();
-            let hold_ms = if last { None } else { Some(wait_hold) };
-            match self.admit_one(call, site, deadline, hold_ms) {
-                Ok(Ok((t, ticket))) => {
-                    at_ms = t;
-                    done.push((site.clone(), ticket));
-                }
-                other => {
-                    // Nothing was sent: take back the holds already placed.
-                    for (s, _) in &done {
-                        let _ = self
-                            .store
-                            .update_site(s, self.clock.now_ceil(), far(), |st| st.cancel(call));
+        let clock = self.store.clock();
+        let sites = merge(sites);
+        let deadline = arrived.after(Duration::from_millis(max_wait_ms));
+        'attempt: loop {
+            let lease = if sites.len() > 1 {
+                Some(self.store.lease()?)
+            } else {
+                None
+            };
+            let mut taken: Vec<(usize, Option<u64>, bool)> = Vec::with_capacity(sites.len());
+            let mut at_ms = 0;
+            for (i, req) in sites.iter().enumerate() {
+                let last = i + 1 == sites.len();
+                // A site taken while the call still waits for a later one
+                // stays held, under the lease, until the call can go.
+                let policy = if last {
+                    req.policy
+                } else {
+                    Policy {
+                        hold_ms: max_wait_ms.saturating_add(req.policy.hold_ms),
+                        ..req.policy
                     }
-                    return match other {
-                        Ok(Err(gave_up)) => Ok(Turn::GaveUp(gave_up)),
-                        Err(e) => Err(e),
-                        Ok(Ok(_)) => unreachable!(),
-                    };
+                };
+                let lease_id = lease.as_ref().filter(|_| !last).map(|l| l.id());
+                match self.admit_one(call, &req.site, &policy, lease_id, deadline, arrived) {
+                    Ok(One::Took {
+                        at,
+                        ticket,
+                        duplicate,
+                    }) => {
+                        at_ms = at;
+                        taken.push((i, ticket, duplicate));
+                    }
+                    Ok(One::GaveUp(g)) => {
+                        self.give_back(call, &sites, &taken);
+                        return Ok(Turn::GaveUp(g));
+                    }
+                    Err(e) => {
+                        self.give_back(call, &sites, &taken);
+                        return Err(e);
+                    }
                 }
             }
+            // Every site taken: the earlier holds become ordinary ones,
+            // counted from now. One that lapsed while the process was stopped
+            // means starting over.
+            for &(i, _, duplicate) in &taken[..taken.len().saturating_sub(1)] {
+                if duplicate {
+                    continue;
+                }
+                let req = &sites[i];
+                match self
+                    .store
+                    .confirm(&req.site, call, at_ms, req.policy.hold_ms)
+                {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        self.give_back(call, &sites, &taken);
+                        if clock.left(deadline).is_zero() {
+                            return Ok(Turn::GaveUp(GaveUp {
+                                site: req.site.clone(),
+                                ahead: 0,
+                                waited_ms: waited(clock.mono(), arrived),
+                                more_ms: req.policy.interval_ms,
+                            }));
+                        }
+                        continue 'attempt;
+                    }
+                    Err(e) => {
+                        self.give_back(call, &sites, &taken);
+                        return Err(e);
+                    }
+                }
+            }
+            let duplicate = taken.iter().all(|(_, _, d)| *d);
+            if !duplicate {
+                let record = CallRecord {
+                    call: call.to_owned(),
+                    sites: sites.iter().map(|r| r.site.clone()).collect(),
+                    started_ms: at_ms,
+                    interval_ms: sites
+                        .iter()
+                        .map(|r| r.policy.interval_ms)
+                        .max()
+                        .unwrap_or(0),
+                };
+                if let Err(e) = self.store.save_call(&record, agent) {
+                    // The Post could not find these holds: take them back
+                    // rather than leave the sites held for nothing.
+                    self.give_back(call, &sites, &taken);
+                    return Err(e);
+                }
+            }
+            return Ok(Turn::Admitted(Admitted {
+                at_ms,
+                waited_ms: waited(clock.mono(), arrived),
+                sites: taken
+                    .iter()
+                    .map(|(i, t, _)| (sites[*i].site.clone(), *t))
+                    .collect(),
+                duplicate,
+            }));
         }
-        for (site, _) in &done[..done.len().saturating_sub(1)] {
-            let hold = self.config.policy_for(site).hold_ms;
-            self.store
-                .update_site(site, self.clock.now_ceil(), far(), |s| {
-                    s.set_hold(call, at_ms, at_ms.saturating_add(hold))
-                })?;
+    }
+
+    /// Take back the holds this caller placed (not those of a duplicate):
+    /// nothing was sent. Best effort: a hold that cannot be taken back runs
+    /// its course, which errs towards waiting.
+    fn give_back(&self, call: &str, sites: &[SiteRequest], taken: &[(usize, Option<u64>, bool)]) {
+        for &(i, _, duplicate) in taken {
+            if !duplicate {
+                let _ = self.store.cancel(&sites[i].site, call);
+            }
         }
-        self.store.save_call(
-            &CallRecord {
-                call: call.to_owned(),
-                sites: sites.clone(),
-                started_ms: at_ms,
-            },
-            agent,
-        )?;
-        Ok(Turn::Admitted(Admitted {
-            at_ms,
-            waited_ms: arrived.elapsed().as_millis() as u64,
-            sites: done,
-        }))
     }
 
     fn admit_one(
         &self,
         call: &str,
         site: &str,
-        deadline: Instant,
-        hold_ms: Option<u64>,
-    ) -> Result<Result<(EpochMs, Option<u64>), GaveUp>> {
-        let policy = self.config.policy_for(site);
-        let held = Policy {
-            hold_ms: hold_ms.unwrap_or(policy.hold_ms),
-            ..policy
-        };
-        let started = Instant::now();
-        let try_now = |clock: &C| {
-            let now = clock.now_floor();
-            self.store
-                .update_site(site, self.clock.now_ceil(), deadline, |state| {
-                    if state.holds(call) {
-                        return Decision::Go;
-                    }
-                    match decide(now, state, &policy) {
-                        Decision::Go => {
-                            state.admit(call, now, &held);
-                            Decision::Go
-                        }
-                        wait => wait,
-                    }
-                })
-                .map(|d| (now, d))
-                .map_err(|e| with_retry(e, policy.interval_ms))
+        policy: &Policy,
+        lease: Option<&str>,
+        deadline: Mono,
+        arrived: Mono,
+    ) -> Result<One> {
+        let clock = self.store.clock();
+        let took = |at, ticket, d| {
+            Ok(One::Took {
+                at,
+                ticket,
+                duplicate: d == Decision::Duplicate,
+            })
         };
         // Fast path: nobody queued and the site is due.
-        if self.store.queue_is_empty(site)?
-            && let (now, Decision::Go) = try_now(self.clock)?
-        {
-            return Ok(Ok((now, None)));
+        if self.store.queue_is_empty(site)? {
+            let a = self
+                .store
+                .try_admit(site, call, policy, lease, deadline)
+                .map_err(|e| with_retry(e, policy))?;
+            if a.decision != Decision::Go && a.decision != Decision::Duplicate {
+                // fall through to the queue
+            } else {
+                return took(a.at, None, a.decision);
+            }
         }
-        let (place, ticket) = match self.store.join_queue(site, deadline)? {
+        let mut place: Box<dyn Place> = match self.store.join_queue(site, deadline)? {
             Ok(p) => p,
             Err(QueueTimeout { ahead }) => {
-                let busy = self
-                    .store
-                    .update_site(site, self.clock.now_ceil(), far(), |s| s.busy_until())?;
-                let now = self.clock.now_floor();
-                let due = busy.map_or(0, |b| {
-                    b.saturating_add(policy.interval_ms).saturating_sub(now)
-                });
-                return Ok(Err(GaveUp {
-                    site: site.to_owned(),
-                    ahead,
-                    waited_ms: started.elapsed().as_millis() as u64,
-                    more_ms: due + ahead as u64 * policy.interval_ms,
-                }));
+                return Ok(One::GaveUp(self.gave_up(site, policy, ahead, arrived)?));
             }
         };
-        let mut watch = self.store.watch(site)?;
+        let mut watch: Option<Box<dyn Watch>> = Some(self.store.watch(site)?);
         loop {
-            match try_now(self.clock)? {
-                (now, Decision::Go) => {
-                    drop(place);
-                    return Ok(Ok((now, Some(ticket))));
-                }
-                (now, Decision::WaitUntil(until)) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Ok(Err(GaveUp {
-                            site: site.to_owned(),
-                            ahead: 0,
-                            waited_ms: started.elapsed().as_millis() as u64,
-                            more_ms: until.saturating_sub(now),
-                        }));
+            if !place.still_held()? {
+                // Reclaimed while this process was stopped: back of the queue.
+                drop(place);
+                place = match self.store.join_queue(site, deadline)? {
+                    Ok(p) => p,
+                    Err(QueueTimeout { ahead }) => {
+                        return Ok(One::GaveUp(self.gave_up(site, policy, ahead, arrived)?));
                     }
-                    // Measured afresh: the lock and the read took time since `now`.
-                    watch.wait(self.clock.until(until).min(left))?;
+                };
+            }
+            let a = self
+                .store
+                .try_admit(site, call, policy, lease, deadline)
+                .map_err(|e| with_retry(e, policy))?;
+            let until = match a.decision {
+                Decision::Go | Decision::Duplicate => {
+                    let ticket = place.ticket();
+                    drop(place);
+                    return took(a.at, Some(ticket), a.decision);
                 }
+                Decision::WaitUntil(until) => until,
+            };
+            let left = clock.left(deadline);
+            if left.is_zero() || (a.settled && a.wait > left) {
+                // Out of time, or settled past the deadline: nothing but time
+                // frees the site, so say so now rather than at the deadline.
+                return Ok(One::GaveUp(GaveUp {
+                    site: site.to_owned(),
+                    ahead: 0,
+                    waited_ms: waited(clock.mono(), arrived),
+                    more_ms: until.saturating_sub(a.at),
+                }));
+            }
+            if a.settled {
+                // Only the time stands in the way: sleep it out without the
+                // watch, whose teardown (an inotify close waits out an RCU
+                // grace period, 6-16 ms measured) then falls inside the sleep
+                // instead of between admission and exit. Looked at again
+                // under the lock at the end.
+                drop(watch.take());
+                clock.sleep(a.wait);
+            } else {
+                let w = match &mut watch {
+                    Some(w) => w,
+                    None => watch.insert(self.store.watch(site)?),
+                };
+                w.wait(a.wait.min(left))?;
             }
         }
     }
 
-    /// Keep `call` in flight on `sites` for another hold from now: it is still
-    /// running.
-    pub fn extend(&self, call: &str, sites: &[String]) -> Result<()> {
+    fn gave_up(&self, site: &str, policy: &Policy, ahead: usize, arrived: Mono) -> Result<GaveUp> {
+        let clock = self.store.clock();
+        let more = self
+            .store
+            .site_state(site)
+            .ok()
+            .flatten()
+            .and_then(|s| s.ready_at(policy))
+            .map_or(0, |t| t.saturating_sub(clock.now_floor()));
+        Ok(GaveUp {
+            site: site.to_owned(),
+            ahead,
+            waited_ms: waited(clock.mono(), arrived),
+            more_ms: more.saturating_add(ahead as u64 * policy.interval_ms),
+        })
+    }
+
+    /// Take back `call`'s holds on `sites` after it was admitted but before
+    /// it ran (a later step failed and the call is blocked), and close its
+    /// record: it sent nothing.
+    pub fn cancel(&self, call: &str, sites: &[String], agent: Option<&str>) -> Result<()> {
+        let mut first = Ok(());
         for site in sites {
-            let policy = self.config.policy_for(site);
-            let now = self.clock.now_ceil();
-            self.store
-                .update_site(site, now, far(), |s| s.extend(call, now, &policy))?;
+            if let Err(e) = self.store.cancel(site, call) {
+                first = first.and(Err(e));
+            }
+        }
+        let _ = self.store.take_call(call, agent);
+        first
+    }
+
+    /// Keep `call` in flight on `sites` for another `hold_ms` from now: it
+    /// is still running.
+    pub fn extend(&self, call: &str, sites: &[String], hold_ms: u64) -> Result<()> {
+        for site in sites {
+            self.store.extend(site, call, hold_ms)?;
         }
         Ok(())
     }
 
-    /// Record that `call` finished now on every site it was admitted to.
-    /// Returns those sites (none if the call was not admitted by this gate)
-    /// and the finish time written, so the log shows exactly what the gate
-    /// counts from.
-    pub fn finish(&self, call: &str, agent: Option<&str>) -> Result<(Vec<String>, EpochMs)> {
-        let now = self.clock.now_ceil();
-        let Some(record) = self.store.take_call(call, agent)? else {
-            return Ok((Vec::new(), now));
+    /// Record that `call` finished now on every site it was admitted to, and
+    /// on `revealed` sites its result showed it reached as well. Returns the
+    /// sites written and the finish time, so the log shows exactly what the
+    /// gate counts from; no sites if the call was not admitted by this gate
+    /// and revealed nothing.
+    pub fn finish(
+        &self,
+        call: &str,
+        agent: Option<&str>,
+        revealed: &[String],
+    ) -> Result<(Vec<String>, EpochMs)> {
+        let record = self.store.take_call(call, agent)?;
+        let (mut sites, interval) = match &record {
+            Some(r) => (r.sites.clone(), r.interval_ms),
+            None if revealed.is_empty() => {
+                return Ok((Vec::new(), self.store.clock().now_ceil()));
+            }
+            None => (Vec::new(), 0),
         };
-        for site in &record.sites {
-            self.store
-                .update_site(site, now, far(), |s| s.finish(call, now))?;
+        for s in revealed {
+            if !sites.contains(s) {
+                sites.push(s.clone());
+            }
         }
-        Ok((record.sites, now))
+        let mut at = 0;
+        for site in &sites {
+            at = at.max(self.store.finish(site, call, interval)?);
+        }
+        Ok((sites, at))
     }
 }
 
-/// A deadline for bookkeeping that must not wait long for a lock.
-fn far() -> Instant {
-    Instant::now() + Duration::from_secs(10)
+/// Sites sorted and merged: the same site twice keeps the strictest policy.
+fn merge(sites: &[SiteRequest]) -> Vec<SiteRequest> {
+    let mut out: Vec<SiteRequest> = sites.to_vec();
+    out.sort_by(|a, b| a.site.cmp(&b.site));
+    out.dedup_by(|b, a| {
+        if a.site == b.site {
+            a.policy.interval_ms = a.policy.interval_ms.max(b.policy.interval_ms);
+            a.policy.hold_ms = a.policy.hold_ms.max(b.policy.hold_ms);
+            true
+        } else {
+            false
+        }
+    });
+    out
 }
 
-fn with_retry(e: Error, interval_ms: u64) -> Error {
+fn waited(now: Mono, arrived: Mono) -> u64 {
+    now.since(arrived).as_millis() as u64
+}
+
+fn with_retry(e: Error, policy: &Policy) -> Error {
     match e {
         Error::CorruptState { path, moved_to, .. } => Error::CorruptState {
             path,
             moved_to,
-            retry_after_ms: interval_ms,
+            retry_after_ms: policy.hold_ms.saturating_add(policy.interval_ms),
         },
         e => e,
     }

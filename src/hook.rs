@@ -2,18 +2,16 @@
 //! the gate, and say what happened, to the model on a block and to the gate
 //! log always.
 
-use std::time::Instant;
-
 use crate::{
-    clock::{Clock, SystemClock},
+    clock::Mono,
     config::{Config, format_duration},
     error::{Error, Result},
     event::{EventKind, HookEvent},
-    gate::{Gate, Turn},
-    log::{self, Kind, Record},
-    profile::{self, Target, Verdict},
+    gate::{Gate, SiteRequest, Turn},
+    log::{Kind, Record},
+    profile::{self, Call, Outcome as ToolOutcome, TabRef, Target, Verdict},
     resolve, site,
-    store::{FileStore, Store, TabEntry},
+    store::{self, Store, TabEntry, TabMap},
 };
 
 /// What the hook answers.
@@ -25,24 +23,44 @@ pub enum Outcome {
     Block(String),
 }
 
-/// Handle one event. `arrived` is when the process started, so that
-/// `max_wait` counts the whole time the hook has run.
-pub fn handle(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
+/// A Post event that could not be recorded in full. The tool already ran,
+/// so nothing is blocked; the message says what the gate does now.
+#[derive(Debug)]
+pub struct PostFailure(pub String);
+
+/// Handle one event. `arrived` is when the process started, on the system
+/// clock's monotonic scale, so that `max_wait` counts the whole time the
+/// hook has run.
+pub fn handle(event: &HookEvent, arrived: Mono) -> Result<Outcome, Failure> {
     match event.kind {
-        EventKind::PreToolUse => pre(event, arrived),
+        EventKind::PreToolUse => pre(event, arrived).map_err(Failure::Pre),
         EventKind::PostToolUse | EventKind::PostToolUseFailure => {
-            post(event).map(|()| Outcome::Pass)
+            post(event).map(|()| Outcome::Pass).map_err(Failure::Post)
         }
         EventKind::Other(_) => Ok(Outcome::Pass),
     }
 }
 
+/// How handling an event failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// Before the call: it must be blocked.
+    Pre(Error),
+    /// After the call: say what it means; block nothing.
+    Post(PostFailure),
+}
+
 /// The message for the model when a Pre event fails inside pace-hook.
 pub fn failure_message(tool: Option<&str>, error: &Error) -> String {
     let advice = match error {
-        Error::CorruptState { .. } => "Retry the call.",
-        Error::LockTimeout { .. } => "Retry in a minute; if this keeps happening, tell the user.",
-        _ => "Retrying will not help: tell the user, so they can fix pace-hook's setup.",
+        Error::CorruptState { .. } => "Retry the call after that wait.".to_owned(),
+        Error::LockTimeout { .. } => {
+            "Retry in a minute; if this keeps happening, tell the user.".to_owned()
+        }
+        Error::Tampered { fix, .. } | Error::UnsafeStateDir { fix, .. } => {
+            format!("Retrying will not help: tell the user, who can fix it: {fix}.")
+        }
+        _ => "Retrying will not help: tell the user, so they can fix pace-hook's setup.".to_owned(),
     };
     let what = tool.map_or_else(|| "this call".to_owned(), |t| format!("`{}`", short(t)));
     one_line(&format!(
@@ -65,10 +83,6 @@ fn event_config() -> Result<&'static Config> {
     Ok(Box::leak(Box::new(Config::discover()?)))
 }
 
-fn store_for(config: &Config) -> Result<FileStore> {
-    FileStore::open(FileStore::default_root()?, config.stale_after_ms)
-}
-
 fn record(event: &HookEvent, kind: Kind, ts: u64) -> Record {
     let mut r = Record::new(kind, ts, short(&event.tool_name));
     r.session = event.session_id.clone();
@@ -76,25 +90,64 @@ fn record(event: &HookEvent, kind: Kind, ts: u64) -> Record {
     r
 }
 
-fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
-    let clock = SystemClock;
-    match profile::classify(&event.tool_name, &event.tool_input) {
+/// The key that names this call in the gate: its agent (session and
+/// subagent) and its `tool_use_id`. Ids are unique only within a session
+/// (gateways and mocks reuse `call_0`), so the id alone would let two
+/// sessions' calls pass as one.
+pub fn call_key(event: &HookEvent) -> String {
+    let id = event.tool_use_id.clone().unwrap_or_else(|| {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        format!("pre-{}-{t}", std::process::id())
+    });
+    match event.agent() {
+        Some(agent) => format!("{agent}#{id}"),
+        None => format!("#{id}"),
+    }
+}
+
+/// Log a line without a store: skips and unknown tools touch no state and
+/// read no config.
+fn log_light(event: &HookEvent, kind: Kind, why: &str) {
+    if let Ok(root) = crate::state_dir::default_root() {
+        let mut r = record(
+            event,
+            kind,
+            crate::clock::Clock::now_floor(&crate::clock::SystemClock),
+        );
+        r.reason = Some(why.to_owned());
+        crate::log::append_at(&root, &r);
+    }
+}
+
+fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
+    let verdict = profile::classify(
+        &event.tool_name,
+        &event.tool_input,
+        event.session_id.as_deref(),
+    );
+    match verdict {
         Verdict::NotOurs => Ok(Outcome::Pass),
+        Verdict::Unknown => {
+            log_light(
+                event,
+                Kind::Unknown,
+                "no profile or [[tool]] knows this tool",
+            );
+            Ok(Outcome::Pass)
+        }
         Verdict::Skip { why } => {
-            // No config, no lock, no state: only a best-effort log line.
-            if let Ok(root) = FileStore::default_root() {
-                let mut r = record(event, Kind::Skip, clock.now_floor());
-                r.reason = Some(why.to_owned());
-                log::append(&root, &r);
-            }
+            log_light(event, Kind::Skip, why);
             Ok(Outcome::Pass)
         }
         Verdict::Block { why, instead } => {
             let config = event_config()?;
-            let store = store_for(config)?;
-            let mut r = record(event, Kind::Block, clock.now_floor());
+            let store = store::open(config)?;
+            let mut r = record(event, Kind::Block, store.clock().now_floor());
             r.reason = Some(why.clone());
-            log::append(store.root(), &r);
+            store.log(&r);
             Ok(Outcome::Block(one_line(&format!(
                 "pace-hook blocked `{}`: {why}. {instead}; pace-hook then spaces the requests to each site {} apart, from the end of one to the start of the next.",
                 short(&event.tool_name),
@@ -103,82 +156,118 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
         }
         Verdict::Pace { target, label } => {
             let config = event_config()?;
-            let store = store_for(config)?;
-            let sites = resolve::sites_for(&target, config, &store)?;
-            if sites.is_empty() {
-                let mut r = record(event, Kind::Skip, clock.now_floor());
-                r.reason = Some("reaches no site".to_owned());
-                log::append(store.root(), &r);
-                return Ok(Outcome::Pass);
-            }
-            let call = event
-                .tool_use_id
-                .clone()
-                .unwrap_or_else(|| format!("pre-{}-{}", std::process::id(), clock.now_floor()));
-            let gate = Gate::new(&store, &clock, config);
-            let agent = event.agent();
-            if let Some(agent) = &agent {
-                end_previous_call(event, agent, &gate, &store)?;
-            }
-            match gate.admit(&call, &sites, arrived, agent.as_deref())? {
-                Turn::Admitted(a) => {
-                    if let Target::Url {
-                        url,
-                        tab: Some(tab),
-                    } = &target
-                    {
-                        // Until a result shows where the tab ended up, it may be
-                        // on its old site or the new one: count it on both.
-                        let new = site::host_of_url(url);
-                        store.update_tabs(|map| {
-                            let mut all: Vec<String> = new.iter().cloned().collect();
-                            if let Some(old) = map.tabs.get(tab) {
-                                all.extend(old.hosts.iter().cloned());
-                            }
-                            all.sort();
-                            all.dedup();
-                            note_tab(map, tab, all, a.at_ms);
-                        })?;
-                    }
-                    let mut r = record(event, Kind::Admit, a.at_ms);
-                    r.tool = label;
-                    r.call = Some(call);
-                    r.sites = a.sites.iter().map(|(s, _)| s.clone()).collect();
-                    r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
-                    r.waited_ms = Some(a.waited_ms);
-                    r.intervals_ms = r
-                        .sites
-                        .iter()
-                        .map(|s| config.policy_for(s).interval_ms)
-                        .collect();
-                    r.interval_ms = r.intervals_ms.first().copied();
-                    r.hold_ms = Some(config.hold_ms);
-                    log::append(store.root(), &r);
-                    Ok(Outcome::Pass)
-                }
-                Turn::GaveUp(g) => {
-                    let mut r = record(event, Kind::GiveUp, clock.now_floor());
-                    r.tool = label.clone();
-                    r.sites = vec![g.site.clone()];
-                    r.waited_ms = Some(g.waited_ms);
-                    r.reason = Some(format!("{} ahead", g.ahead));
-                    log::append(store.root(), &r);
-                    let ahead = match g.ahead {
-                        0 => "the site was still busy".to_owned(),
-                        1 => "1 other call is still ahead of it".to_owned(),
-                        n => format!("{n} other calls are still ahead of it"),
-                    };
-                    Ok(Outcome::Block(one_line(&format!(
-                        "pace-hook blocked `{label}` on {}: it waited {} for its turn, the most it may (max_wait), and {ahead}; {} should be free in {} at the earliest. Work on something else meanwhile (another site, or what this page already shows), then retry this call.",
-                        g.site,
-                        format_duration(g.waited_ms),
-                        g.site,
-                        format_duration(g.more_ms.max(1)),
-                    ))))
-                }
-            }
+            let store = store::open(config)?;
+            pace(event, config, store.as_ref(), &target, label, arrived)
         }
     }
+}
+
+fn pace(
+    event: &HookEvent,
+    config: &Config,
+    store: &dyn Store,
+    target: &Target,
+    label: String,
+    arrived: Mono,
+) -> Result<Outcome> {
+    let clock = store.clock();
+    let requests = resolve::requests_for(target, config, store)?;
+    if requests.is_empty() {
+        let mut r = record(event, Kind::Skip, clock.now_floor());
+        r.reason = Some("reaches no site".to_owned());
+        store.log(&r);
+        return Ok(Outcome::Pass);
+    }
+    let call = call_key(event);
+    let gate = Gate::new(store);
+    let agent = event.agent();
+    if let Some(agent) = &agent {
+        end_previous_call(event, agent, &call, &gate, store)?;
+    }
+    match gate.admit(
+        &call,
+        &requests,
+        arrived,
+        config.max_wait_ms,
+        agent.as_deref(),
+    )? {
+        Turn::Admitted(a) => {
+            let sites: Vec<String> = a.sites.iter().map(|(s, _)| s.clone()).collect();
+            if !a.duplicate
+                && let Err(e) = learn_before(target, store, a.at_ms)
+            {
+                // The call is blocked, so it sends nothing: take back its
+                // holds rather than keep its sites busy for a whole hold.
+                let _ = gate.cancel(&call, &sites, agent.as_deref());
+                return Err(e);
+            }
+            let mut r = record(event, Kind::Admit, a.at_ms);
+            r.tool = label;
+            r.call = Some(call);
+            r.intervals_ms = sites
+                .iter()
+                .map(|s| policy_in(&requests, s).interval_ms)
+                .collect();
+            r.interval_ms = r.intervals_ms.first().copied();
+            r.hold_ms = Some(config.hold_ms);
+            r.sites = sites;
+            r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
+            r.waited_ms = Some(a.waited_ms);
+            if a.duplicate {
+                r.reason = Some("duplicate: this call already holds its sites".to_owned());
+            }
+            store.log(&r);
+            Ok(Outcome::Pass)
+        }
+        Turn::GaveUp(g) => {
+            let mut r = record(event, Kind::GiveUp, clock.now_floor());
+            r.tool = label.clone();
+            r.call = Some(call);
+            r.sites = vec![g.site.clone()];
+            r.waited_ms = Some(g.waited_ms);
+            r.reason = Some(format!("{} ahead", g.ahead));
+            store.log(&r);
+            let ahead = match g.ahead {
+                0 => "the site is still busy".to_owned(),
+                1 => "1 other call is still ahead of it".to_owned(),
+                n => format!("{n} other calls are still ahead of it"),
+            };
+            Ok(Outcome::Block(one_line(&format!(
+                "pace-hook blocked `{label}` on {}: it waited {} for its turn (the most it may wait is max_wait, {}), and {ahead}; {} should be free in {} at the earliest. Work on something else meanwhile (another site, or what this page already shows), then retry this call.",
+                g.site,
+                format_duration(g.waited_ms),
+                format_duration(config.max_wait_ms),
+                g.site,
+                format_duration(g.more_ms.max(1)),
+            ))))
+        }
+    }
+}
+
+fn policy_in(requests: &[SiteRequest], site: &str) -> crate::decision::Policy {
+    requests
+        .iter()
+        .find(|r| r.site == site)
+        .map(|r| r.policy)
+        .unwrap_or(crate::decision::Policy {
+            interval_ms: 0,
+            hold_ms: 0,
+        })
+}
+
+/// What an admitted call already tells about its tab: a navigation moves
+/// the tab, so until a result shows where it ended up, it may be on its old
+/// site or the new one, and has been on both.
+fn learn_before(target: &Target, store: &dyn Store, now: u64) -> Result<()> {
+    let Target::Url {
+        url,
+        tab: Some(tab),
+    } = target
+    else {
+        return Ok(());
+    };
+    let hosts = resolve::hosts_of_url(url);
+    store.update_tabs(&|map: &mut TabMap| note_tab(map, tab, &hosts, false, now))
 }
 
 /// A new paced call from an agent means its previous call is over, Post or
@@ -189,95 +278,163 @@ fn pre(event: &HookEvent, arrived: Instant) -> Result<Outcome> {
 fn end_previous_call(
     event: &HookEvent,
     agent: &str,
-    gate: &Gate<'_, FileStore, SystemClock>,
-    store: &FileStore,
+    call: &str,
+    gate: &Gate<'_>,
+    store: &dyn Store,
 ) -> Result<()> {
     let Some(previous) = store.open_call_of(agent)? else {
         return Ok(());
     };
-    let previous = previous.call;
-    if Some(&previous) == event.tool_use_id.as_ref() {
+    if previous.call == call {
         return Ok(());
     }
-    let (sites, at) = gate.finish(&previous, Some(agent))?;
+    let (sites, at) = gate.finish(&previous.call, Some(agent), &[])?;
     if !sites.is_empty() {
         let mut r = record(event, Kind::Finish, at);
-        r.call = Some(previous);
+        r.call = Some(previous.call);
         r.tool = String::new();
         r.sites = sites;
         r.reason = Some("no Post came; ended by the agent's next call".to_owned());
-        log::append(store.root(), &r);
+        store.log(&r);
     }
     Ok(())
 }
 
-fn post(event: &HookEvent) -> Result<()> {
+fn post(event: &HookEvent) -> Result<(), PostFailure> {
     let Some((profile, tool)) = profile::find(&event.tool_name) else {
         return Ok(());
     };
-    let clock = SystemClock;
-    // No config here: a finish needs none, and the tab map keeps hosts, which
-    // the Pre side turns into sites. So a Post is recorded even while the
-    // config is broken, and costs the same with a thousand sites as with one.
-    let config = Config::default();
-    let store = FileStore::open(FileStore::default_root()?, config.stale_after_ms)?;
+    let what = format!("`{tool}`");
+    // A Post is recorded even while the config is broken (the Pre side
+    // blocks then, so no call of this config was admitted since): the
+    // defaults give the store; the finish needs nothing else.
+    let config = Config::discover().unwrap_or_default();
+    let store = store::open(&config).map_err(|e| not_recorded(&what, &e, &config))?;
+    let store = store.as_ref();
+    let call = Call {
+        tool,
+        input: &event.tool_input,
+        session: event.session_id.as_deref(),
+    };
+    let learned = profile.learn(
+        &call,
+        &ToolOutcome {
+            texts: &event.response_texts,
+            object: event.response_object.as_ref(),
+            error: event.error.as_deref(),
+        },
+    );
+    // The sites the call's tab shows it is on: a call admitted on an
+    // unknown tab, or on a tab the map had wrong, reached them, so the next
+    // call there must count from this finish.
+    let revealed: Vec<String> = learned
+        .executed
+        .as_ref()
+        .map(|ex| {
+            let mut keys: Vec<String> = learned
+                .tabs
+                .iter()
+                .filter(|t| &t.tab == ex)
+                .flat_map(|t| resolve::hosts_of_url(&t.url))
+                .filter(|h| h != resolve::ANY_HOST)
+                .map(|h| site::key_for_host(&h))
+                .collect();
+            keys.sort();
+            keys.dedup();
+            keys
+        })
+        .unwrap_or_default();
     // The finish first: it is what the next call's wait counts from.
-    if let Some(call) = &event.tool_use_id {
-        let (sites, at) =
-            Gate::new(&store, &clock, &config).finish(call, event.agent().as_deref())?;
+    let key = call_key(event);
+    if event.tool_use_id.is_some() || !revealed.is_empty() {
+        let (sites, at) = Gate::new(store)
+            .finish(&key, event.agent().as_deref(), &revealed)
+            .map_err(|e| not_recorded(&what, &e, &config))?;
         if !sites.is_empty() {
             let mut r = record(event, Kind::Finish, at);
             r.tool = tool.to_owned();
+            r.call = Some(key);
             r.sites = sites;
             r.reason = (event.kind == EventKind::PostToolUseFailure).then(|| "failed".to_owned());
-            log::append(store.root(), &r);
+            store.log(&r);
         }
     }
-    let mut seen: Vec<(String, Vec<String>)> = Vec::new();
-    if event.kind == EventKind::PostToolUse && tool == "navigate" {
-        let url = event
-            .tool_input
-            .get("url")
-            .and_then(|u| u.as_str())
-            .unwrap_or("");
-        if let (Some(tab), false) = (
-            profile::tab_id(event.tool_input.get("tabId")),
-            matches!(url, "" | "back" | "forward"),
-        ) {
-            seen.push((tab, site::host_of_url(url).into_iter().collect()));
-        }
+    if learned.tabs.is_empty() && learned.current.is_none() {
+        return Ok(());
     }
-    for t in profile.tabs_seen(&event.result_texts()) {
-        seen.push((t.tab, site::host_of_url(&t.url).into_iter().collect()));
-    }
-    if !seen.is_empty() {
-        let now = clock.now_floor();
-        store.update_tabs(|map| {
-            for (tab, hosts) in &seen {
-                note_tab(map, tab, hosts.clone(), now);
+    let now = store.clock().now_floor();
+    let seen: Vec<(TabRef, Vec<String>, bool)> = learned
+        .tabs
+        .iter()
+        .map(|t| (t.tab.clone(), resolve::hosts_of_url(&t.url), t.sure))
+        .collect();
+    let current = learned.current.clone();
+    store
+        .update_tabs(&|map: &mut TabMap| {
+            for (tab, hosts, sure) in &seen {
+                note_tab(map, tab, hosts, *sure, now);
             }
-        })?;
-    }
-    Ok(())
+            if let Some(c) = &current
+                && let Some(k) = c.key()
+            {
+                map.current.insert(c.browser.clone(), k);
+            }
+        })
+        .map_err(|e| {
+            PostFailure(one_line(&format!(
+                "pace-hook recorded the end of {what} but could not update its tab map: {e}; calls on tabs it has not seen since are paced against every site it knows until a result shows where they are."
+            )))
+        })
+}
+
+fn not_recorded(what: &str, e: &Error, config: &Config) -> PostFailure {
+    PostFailure(one_line(&format!(
+        "pace-hook could not record the end of {what}: {e}. The call itself ran; its sites stay held until its in-flight hold runs out (at most {}), and then pace as usual.",
+        format_duration(config.hold_ms)
+    )))
 }
 
 /// How stale a tab's `seen_ms` may get before an unchanged entry is written
 /// again; it only orders which tabs are forgotten first.
 const TAB_REFRESH_MS: u64 = 10 * 60_000;
 
-/// Record that `tab` is on `hosts` as of `now`, leaving the map untouched
-/// (so nothing is written) when it already says so and is fresh.
-fn note_tab(map: &mut crate::store::TabMap, tab: &str, hosts: Vec<String>, now: u64) {
-    if let Some(e) = map.tabs.get(tab)
-        && e.hosts == hosts
+/// Record that `tab` is on `hosts` as of `now`: instead of what the map held
+/// when `sure`, beside it otherwise. Every host it is seen on joins its
+/// history. The map is left untouched (so nothing is written) when it already
+/// says so and is fresh.
+pub(crate) fn note_tab(map: &mut TabMap, tab: &TabRef, hosts: &[String], sure: bool, now: u64) {
+    let Some(key) = tab.key().or_else(|| map.current.get(&tab.browser).cloned()) else {
+        return;
+    };
+    let old = map.tabs.get(&key);
+    let mut new: Vec<String> = hosts.to_vec();
+    if !sure && let Some(old) = old {
+        new.extend(old.hosts.iter().cloned());
+    }
+    new.sort();
+    new.dedup();
+    let mut history = old.map(|o| o.history.clone()).unwrap_or_default();
+    for h in &new {
+        if history.last() != Some(h) {
+            history.retain(|x| x != h);
+            history.push(h.clone());
+        }
+    }
+    if history.len() > TabMap::MAX_HISTORY {
+        history.drain(..history.len() - TabMap::MAX_HISTORY);
+    }
+    if let Some(e) = old
+        && e.hosts == new
+        && e.history == history
         && now.saturating_sub(e.seen_ms) < TAB_REFRESH_MS
     {
         return;
     }
     map.tabs.insert(
-        tab.to_owned(),
+        key,
         TabEntry {
-            hosts,
+            hosts: new,
+            history,
             seen_ms: now,
         },
     );

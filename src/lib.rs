@@ -22,14 +22,14 @@ pub mod pacer;
 pub mod profile;
 pub mod resolve;
 pub mod site;
+pub mod state_dir;
 pub mod store;
 
 use std::{
     ffi::OsString,
-    io::Read,
+    io::{Read, Write},
     panic::{self, AssertUnwindSafe},
     process::Command as Process,
-    time::Instant,
 };
 
 pub use error::{Error, Result};
@@ -37,14 +37,31 @@ pub use exit::Exit;
 pub use pacer::{Pacer, Permit};
 
 use cli::Command;
+use clock::{Clock, Mono, SystemClock};
 use event::{EventKind, HookEvent};
-use hook::Outcome;
+use hook::{Failure, Outcome};
+
+/// Write one line to stderr, whatever becomes of it. stderr may be closed,
+/// full (`2>/dev/full`) or a pipe nobody reads: the exit code, which is what
+/// blocks a call, must not depend on whether the message could be written
+/// (`eprintln!` would panic, and a panic while handling a panic exits 101,
+/// which lets the call through).
+pub(crate) fn say(message: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(message.as_bytes());
+    let _ = err.write_all(b"\n");
+}
+
+/// Write `text` to stdout, ignoring failures, for the same reason.
+pub(crate) fn print(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
 
 /// Run pace-hook with `args` (without the program name) and `stdin`, and say
 /// how it ended. Never panics: a panic inside is caught and, like every other
 /// failure, blocks the call.
 pub fn run(args: &[OsString], stdin: impl Read) -> Exit {
-    let arrived = Instant::now();
+    let arrived = SystemClock.mono();
     // The default hook would print a multi-line report to stderr, which on
     // PreToolUse the model reads; the one-line message below replaces it.
     panic::set_hook(Box::new(|_| {}));
@@ -56,30 +73,33 @@ pub fn run(args: &[OsString], stdin: impl Read) -> Exit {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown".to_owned());
-            eprintln!("{}", hook::failure_message(None, &Error::Panic { message }));
+            // Catch a second panic too: nothing may turn this into exit 101.
+            let _ = panic::catch_unwind(|| {
+                say(&hook::failure_message(None, &Error::Panic { message }))
+            });
             Exit::Block
         }
     }
 }
 
-fn dispatch(args: &[OsString], stdin: impl Read, arrived: Instant) -> Exit {
+fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
     let command = match cli::parse(args) {
         Ok(c) => c,
         Err(e) => {
             // Exit 2 even here: a hook command with a typo must not let calls
             // through unpaced.
-            eprintln!("pace-hook: {e}");
+            say(&format!("pace-hook: {e}"));
             return Exit::Block;
         }
     };
     match command {
         Command::Hook => run_hook(stdin, arrived),
         Command::Help => {
-            print!("{}", cli::HELP);
+            print(cli::HELP);
             Exit::Success
         }
         Command::Version => {
-            println!("pace-hook {}", env!("CARGO_PKG_VERSION"));
+            print(&format!("pace-hook {}\n", env!("CARGO_PKG_VERSION")));
             Exit::Success
         }
         Command::Gaps { site } => run_gaps(site.as_deref()),
@@ -87,11 +107,11 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Instant) -> Exit {
     }
 }
 
-fn run_hook(stdin: impl Read, arrived: Instant) -> Exit {
+fn run_hook(stdin: impl Read, arrived: Mono) -> Exit {
     // SAFETY: isatty only inspects the descriptor.
     if unsafe { libc::isatty(0) } == 1 {
-        eprintln!(
-            "pace-hook: reads one Claude Code hook event on stdin; run it from a hook (see `pace-hook --help`)"
+        say(
+            "pace-hook: reads one Claude Code hook event on stdin; run it from a hook (see `pace-hook --help`)",
         );
         return Exit::Block;
     }
@@ -104,54 +124,54 @@ fn run_hook(stdin: impl Read, arrived: Instant) -> Exit {
         Err(e) => {
             // We cannot tell which event this was, so assume the one that can
             // be blocked.
-            eprintln!("{}", hook::failure_message(None, &e));
+            say(&hook::failure_message(None, &e));
             return Exit::Block;
         }
     };
     match hook::handle(&event, arrived) {
         Ok(Outcome::Pass) => Exit::Success,
         Ok(Outcome::Block(message)) => {
-            eprintln!("{message}");
+            say(&message);
             Exit::Block
         }
-        Err(e) if event.kind == EventKind::PreToolUse => {
-            eprintln!("{}", hook::failure_message(Some(&event.tool_name), &e));
+        Err(Failure::Pre(e)) => {
+            say(&hook::failure_message(Some(&event.tool_name), &e));
             Exit::Block
         }
-        Err(e) => {
-            eprintln!(
-                "pace-hook could not record the end of `{}`: {e}; its site stays held until the in-flight hold runs out",
-                event.tool_name
-            );
+        Err(Failure::Post(hook::PostFailure(message))) => {
+            debug_assert!(event.kind != EventKind::PreToolUse);
+            say(&message);
             Exit::Failure
         }
     }
 }
 
 fn run_gaps(site: Option<&str>) -> Exit {
-    let root = match store::FileStore::default_root() {
-        Ok(r) => r,
+    let config = config::Config::discover().unwrap_or_default();
+    let store = match store::open(&config) {
+        Ok(s) => s,
         Err(e) => {
-            eprintln!("pace-hook: {e}");
+            say(&format!("pace-hook: {e}"));
             return Exit::Failure;
         }
     };
-    let path = log::path(&root);
-    match log::read(&path) {
+    match store.read_log() {
         Ok((records, bad)) => {
+            if records.is_empty() && bad == 0 {
+                print(&format!("no gate log in {} yet\n", store.describe()));
+                return Exit::Success;
+            }
             let (text, short) = gaps::report(&records, site);
-            print!("{text}");
+            print(&text);
             if bad > 0 {
-                println!("({bad} unreadable line(s) in `{}` skipped)", path.display());
+                print(&format!(
+                    "({bad} unreadable line(s) in the gate log skipped)\n"
+                ));
             }
             if short { Exit::Failure } else { Exit::Success }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            println!("no gate log at `{}` yet", path.display());
-            Exit::Success
-        }
         Err(e) => {
-            eprintln!("pace-hook: could not read `{}`: {e}", path.display());
+            say(&format!("pace-hook: {e}"));
             Exit::Failure
         }
     }
@@ -159,7 +179,7 @@ fn run_gaps(site: Option<&str>) -> Exit {
 
 fn run_command(site: &str, command: &[OsString]) -> Exit {
     let fail = |e: Error| {
-        eprintln!("pace-hook: {e}");
+        say(&format!("pace-hook: {e}"));
         Exit::Block
     };
     let pacer = match Pacer::from_env() {
@@ -200,7 +220,7 @@ fn run_command(site: &str, command: &[OsString]) -> Exit {
         Err(source) => return fail(Error::Spawn { program, source }),
     };
     if let Err(e) = finished {
-        eprintln!("pace-hook: {e}");
+        say(&format!("pace-hook: {e}"));
     }
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {

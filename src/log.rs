@@ -6,16 +6,15 @@
 //! PreToolUse is read by the model. Writing the log is best effort: a full
 //! disk must not turn into a blocked call when the gate itself worked.
 
-use std::{
-    fs::OpenOptions,
-    io::Write,
-    os::unix::fs::OpenOptionsExt,
-    path::{Path, PathBuf},
-};
+use std::{io::Read, io::Write, path::Path};
 
 use serde::{Deserialize, Serialize};
 
-use crate::clock::EpochMs;
+use crate::{
+    clock::EpochMs,
+    error::{Error, Result},
+    state_dir::{Dir, Mode},
+};
 
 /// The log is rotated to `gate.log.1` past this size.
 const ROTATE_BYTES: u64 = 32 * 1024 * 1024;
@@ -34,6 +33,8 @@ pub enum Kind {
     Block,
     /// A call gave up waiting and was blocked.
     GiveUp,
+    /// A tool of a server no profile knows passed unpaced.
+    Unknown,
 }
 
 /// One line of the log.
@@ -98,36 +99,51 @@ impl Record {
     }
 }
 
-/// The path of the log in state directory `root`.
-pub fn path(root: &Path) -> PathBuf {
-    root.join("gate.log")
-}
+/// The log's file name in the state directory.
+pub const FILE: &str = "gate.log";
 
-/// Append `record` to the log in `root`, best effort.
-pub fn append(root: &Path, record: &Record) {
-    let path = path(root);
+/// Append `record` to the log in the state directory `root`, best effort.
+/// The log is opened without following a link, so a link planted in its
+/// place sends nothing anywhere.
+pub(crate) fn append(root: &Dir, record: &Record) {
     let Ok(mut line) = serde_json::to_vec(record) else {
         return;
     };
     line.push(b'\n');
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(&path);
-    if let Ok(mut file) = file {
+    if let Ok(mut file) = root.open(FILE, Mode::Append) {
         // One write call per line: O_APPEND keeps concurrent lines whole.
         let _ = file.write_all(&line);
         if file.metadata().is_ok_and(|m| m.len() > ROTATE_BYTES) {
-            let _ = std::fs::rename(&path, root.join("gate.log.1"));
+            let _ = root.rename(FILE, root, "gate.log.1");
         }
     }
 }
 
-/// Read every well-formed record from the log at `path`, with the count of
-/// lines that were not.
-pub fn read(path: &Path) -> std::io::Result<(Vec<Record>, usize)> {
-    let text = std::fs::read_to_string(path)?;
+/// [`append`] to the state directory at `path`, if it exists and is safe;
+/// never creates it.
+pub fn append_at(path: &Path, record: &Record) {
+    if let Ok(root) = Dir::open_root(path, false) {
+        append(&root, record);
+    }
+}
+
+/// Read every well-formed record from the log in `root`, with the count of
+/// lines that were not. A missing log is an empty one.
+pub(crate) fn read(root: &Dir) -> Result<(Vec<Record>, usize)> {
+    let mut text = String::new();
+    match root.open(FILE, Mode::Read) {
+        Ok(mut f) => {
+            f.read_to_string(&mut text)
+                .map_err(|e| Error::io("read", root.join(FILE), e))?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(root.refuse(FILE, e, "read")),
+    }
+    Ok(parse(&text))
+}
+
+/// The records in log text, and how many lines were not records.
+pub fn parse(text: &str) -> (Vec<Record>, usize) {
     let mut records = Vec::new();
     let mut bad = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -136,5 +152,5 @@ pub fn read(path: &Path) -> std::io::Result<(Vec<Record>, usize)> {
             Err(_) => bad += 1,
         }
     }
-    Ok((records, bad))
+    (records, bad)
 }

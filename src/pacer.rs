@@ -11,23 +11,27 @@
 //! # Ok::<(), pace_hook::Error>(())
 //! ```
 
-use std::time::Instant;
-
 use crate::{
-    clock::{Clock, SystemClock},
     config::{Config, format_duration},
     error::{Error, Result},
-    gate::{Gate, Turn},
-    log::{self, Kind, Record},
+    gate::{Gate, SiteRequest, Turn},
+    log::{Kind, Record},
     site,
-    store::FileStore,
+    store::{self, Store},
 };
 
-/// A handle on this machine's gate.
-#[derive(Debug)]
+/// A handle on the gate this machine's config points at.
 pub struct Pacer {
-    store: FileStore,
+    store: Box<dyn Store>,
     config: Config,
+}
+
+impl std::fmt::Debug for Pacer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pacer")
+            .field("store", &self.store.describe())
+            .finish()
+    }
 }
 
 /// Permission to make one request. Record its end with [`Permit::finish`];
@@ -41,61 +45,100 @@ pub struct Permit<'a> {
 }
 
 impl Pacer {
-    /// The gate as the hook finds it: config and state directory from the
-    /// environment (see the README).
+    /// The gate as the hook finds it: config and store from the environment
+    /// (see the README).
     pub fn from_env() -> Result<Self> {
         let config = Config::discover()?;
-        Self::new(FileStore::default_root()?, config)
-    }
-
-    /// The gate in state directory `root`, with `config`.
-    pub fn new(root: impl Into<std::path::PathBuf>, config: Config) -> Result<Self> {
-        let store = FileStore::open(root, config.stale_after_ms)?;
+        let store = store::open(&config)?;
         Ok(Self { store, config })
     }
 
-    /// The site key for `site_or_url`: a configured site's name, a URL, or a
-    /// host.
-    pub fn site_key(&self, site_or_url: &str) -> Result<String> {
-        let wanted = site_or_url.trim().to_ascii_lowercase();
-        if self.config.site(&wanted).is_some() {
-            return Ok(wanted);
-        }
-        site::key_for_url(site_or_url, &self.config).ok_or_else(|| Error::Usage {
-            message: format!("`{site_or_url}` is not a site, a host or a URL"),
+    /// The file gate in state directory `root`, with `config`.
+    pub fn new(root: impl Into<std::path::PathBuf>, config: Config) -> Result<Self> {
+        let store = store::FileStore::open(
+            root,
+            store::file::Settings {
+                lost: config.policy_of(None),
+                stale_after_ms: config.stale_after_ms,
+            },
+        )?;
+        Ok(Self {
+            store: Box::new(store),
+            config,
         })
+    }
+
+    /// The gates for `site_or_url`: a configured site's name (all its
+    /// domains), a URL, or a host.
+    pub fn requests(&self, site_or_url: &str) -> Result<Vec<SiteRequest>> {
+        let wanted = site_or_url.trim().to_ascii_lowercase();
+        if let Some(group) = self.config.site(&wanted) {
+            let mut out: Vec<SiteRequest> = group
+                .domains()
+                .flat_map(|d| self.config.requests_for_host(d))
+                .collect();
+            if out.is_empty() {
+                return Err(Error::Usage {
+                    message: format!("configured site `{wanted}` lists no domains"),
+                });
+            }
+            out.sort_by(|a, b| a.site.cmp(&b.site));
+            out.dedup_by(|a, b| a.site == b.site);
+            return Ok(out);
+        }
+        match site::host_of_url(site_or_url) {
+            Some(host) => Ok(self.config.requests_for_host(&host)),
+            None => Err(Error::Usage {
+                message: format!("`{site_or_url}` is not a site, a host or a URL"),
+            }),
+        }
     }
 
     /// Wait for the turn of `site_or_url` and mark it in flight. Fails with
     /// [`Error::NotAdmitted`] after `max_wait`.
     pub fn wait_turn(&self, site_or_url: &str) -> Result<Permit<'_>> {
-        let arrived = Instant::now();
-        let site = self.site_key(site_or_url)?;
-        let clock = SystemClock;
-        let call = format!("run-{}-{}", std::process::id(), clock.now_floor());
-        let gate = Gate::new(&self.store, &clock, &self.config);
-        match gate.admit(&call, std::slice::from_ref(&site), arrived, None)? {
+        let clock = self.store.clock();
+        let arrived = clock.mono();
+        let requests = self.requests(site_or_url)?;
+        let call = format!(
+            "run-{}-{}-{}",
+            std::process::id(),
+            clock.now_floor(),
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        let gate = Gate::new(self.store.as_ref());
+        match gate.admit(&call, &requests, arrived, self.config.max_wait_ms, None)? {
             Turn::Admitted(a) => {
+                let sites: Vec<String> = a.sites.iter().map(|(s, _)| s.clone()).collect();
                 let mut r = Record::new(Kind::Admit, a.at_ms, "run");
                 r.call = Some(call.clone());
-                r.sites = vec![site.clone()];
                 r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
                 r.waited_ms = Some(a.waited_ms);
-                r.interval_ms = Some(self.config.policy_for(&site).interval_ms);
+                r.intervals_ms = sites
+                    .iter()
+                    .map(|s| {
+                        requests
+                            .iter()
+                            .find(|q| &q.site == s)
+                            .map_or(0, |q| q.policy.interval_ms)
+                    })
+                    .collect();
+                r.interval_ms = r.intervals_ms.first().copied();
                 r.hold_ms = Some(self.config.hold_ms);
-                log::append(self.store.root(), &r);
+                r.sites = sites.clone();
+                self.store.log(&r);
                 Ok(Permit {
                     pacer: self,
                     call,
-                    sites: vec![site],
+                    sites,
                     done: false,
                 })
             }
             Turn::GaveUp(g) => {
                 let mut r = Record::new(Kind::GiveUp, clock.now_floor(), "run");
-                r.sites = vec![site];
+                r.sites = vec![g.site.clone()];
                 r.waited_ms = Some(g.waited_ms);
-                log::append(self.store.root(), &r);
+                self.store.log(&r);
                 Err(Error::NotAdmitted {
                     site: g.site,
                     ahead: g.ahead,
@@ -107,18 +150,24 @@ impl Pacer {
     }
 }
 
+static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 impl Permit<'_> {
-    /// The site key this permit is for.
-    pub fn site(&self) -> &str {
-        &self.sites[0]
+    /// The site keys this permit is for.
+    pub fn sites(&self) -> &[String] {
+        &self.sites
     }
 
-    /// Keep the site held for another `in_flight_hold` from now: the request
-    /// is still running. Call it more often than the hold runs out for work
-    /// that may outlast it; if the process dies, the hold lapses on its own.
+    /// Keep the sites held for another `in_flight_hold` from now: the
+    /// request is still running. Call it more often than the hold runs out
+    /// for work that may outlast it; if the process dies, the hold lapses on
+    /// its own.
     pub fn keep_alive(&self) -> Result<()> {
-        let clock = SystemClock;
-        Gate::new(&self.pacer.store, &clock, &self.pacer.config).extend(&self.call, &self.sites)
+        Gate::new(self.pacer.store.as_ref()).extend(
+            &self.call,
+            &self.sites,
+            self.pacer.config.hold_ms,
+        )
     }
 
     /// How often [`Permit::keep_alive`] should be called.
@@ -134,13 +183,12 @@ impl Permit<'_> {
     }
 
     fn record_finish(&self) -> Result<()> {
-        let clock = SystemClock;
-        let gate = Gate::new(&self.pacer.store, &clock, &self.pacer.config);
-        let (sites, at) = gate.finish(&self.call, None)?;
+        let gate = Gate::new(self.pacer.store.as_ref());
+        let (sites, at) = gate.finish(&self.call, None, &[])?;
         let mut r = Record::new(Kind::Finish, at, "run");
         r.call = Some(self.call.clone());
         r.sites = sites;
-        log::append(self.pacer.store.root(), &r);
+        self.pacer.store.log(&r);
         Ok(())
     }
 }

@@ -1,56 +1,138 @@
-//! From what a call reaches to the site keys it is paced against.
+//! From what a call reaches to the gates it is paced on, each with the
+//! policy this caller's config requires there.
 //!
-//! A tab the map does not know, or a call that names no tab, is counted
-//! against every site the gate knows: waiting too long is cheaper than
-//! missing one. With nothing known at all, such calls are spaced under the
-//! [`UNKNOWN_SITE`] key, so they are still paced among themselves.
+//! What cannot be told is never "no site": a tab the map does not know, a
+//! call that names no tab, a URL that cannot be read, a script that builds a
+//! URL from parts it cannot read — each is counted against every site the
+//! gate knows, because waiting too long is cheaper than missing one. With
+//! nothing known at all, such calls are spaced under the [`UNKNOWN_SITE`]
+//! key, so they are still paced among themselves. Only a URL proved to load
+//! nothing (`about:blank`) reaches no site.
 
-use crate::{config::Config, error::Result, profile::Target, site, store::Store};
+use crate::{
+    config::Config,
+    error::Result,
+    gate::SiteRequest,
+    profile::{TabRef, Target},
+    site,
+    store::{Store, TabEntry, TabMap},
+};
 
-/// The key for calls on an unknown tab when the gate knows no site. Brackets
-/// cannot occur in a host, so it never collides with a real site.
+/// The key for calls whose site cannot be told when the gate knows no site.
+/// Brackets cannot occur in a host, so it never collides with a real site.
 pub const UNKNOWN_SITE: &str = "[unknown-tab]";
 
-/// The site keys a call with `target` is paced against; empty for a call that
-/// reaches no site (a navigation to `about:blank`, a tab on `chrome://…`).
-pub fn sites_for(target: &Target, config: &Config, store: &impl Store) -> Result<Vec<String>> {
-    match target {
-        Target::Url { url, .. } => Ok(site::key_for_url(url, config).into_iter().collect()),
-        Target::Tab(tab) => match store.tabs()?.tabs.get(tab) {
-            Some(entry) => {
-                let mut sites: Vec<String> = entry
-                    .hosts
-                    .iter()
-                    .map(|h| site::key_for_host(h, config))
-                    .collect();
-                sites.sort();
-                sites.dedup();
-                Ok(sites)
-            }
-            None => every_known_site(config, store),
-        },
-        Target::Unknown => every_known_site(config, store),
-        Target::Script { tab, urls } => {
-            let mut sites = match tab {
-                Some(tab) => sites_for(&Target::Tab(tab.clone()), config, store)?,
-                None => every_known_site(config, store)?,
-            };
-            sites.extend(urls.iter().filter_map(|u| site::key_for_url(u, config)));
-            sites.sort();
-            sites.dedup();
-            Ok(sites)
-        }
+/// A host in the tab map that stands for "could not be read: every site".
+pub const ANY_HOST: &str = "*";
+
+/// The hosts a URL reaches, as the tab map keeps them: none for a page on no
+/// site, [`ANY_HOST`] for one that cannot be read.
+pub fn hosts_of_url(url: &str) -> Vec<String> {
+    match site::host_of_url(url) {
+        Some(h) => vec![h],
+        None if site::reaches_nowhere(url) => Vec::new(),
+        None => vec![ANY_HOST.to_owned()],
     }
 }
 
-/// Every configured site and every site with state in the store.
-pub fn every_known_site(config: &Config, store: &impl Store) -> Result<Vec<String>> {
-    let mut sites: Vec<String> = config.sites().map(|s| s.name.to_owned()).collect();
-    sites.extend(store.known_sites()?);
-    sites.sort();
-    sites.dedup();
-    if sites.is_empty() {
-        sites.push(UNKNOWN_SITE.to_owned());
+/// The gates a call with `target` is paced on; empty for a call that
+/// reaches no site (a navigation to `about:blank`, a tab on `chrome://…`).
+pub fn requests_for(
+    target: &Target,
+    config: &Config,
+    store: &dyn Store,
+) -> Result<Vec<SiteRequest>> {
+    let mut hosts: Vec<String> = Vec::new();
+    let mut every = false;
+    let mut tabs: Option<TabMap> = None;
+    let mut tab_hosts = |tab: &TabRef, history: bool, hosts: &mut Vec<String>| -> Result<bool> {
+        let map = match &mut tabs {
+            Some(m) => m,
+            None => tabs.insert(store.tabs()?),
+        };
+        Ok(match entry(map, tab) {
+            None => true,
+            Some(e) => {
+                hosts.extend(e.hosts.iter().cloned());
+                if history {
+                    hosts.extend(e.history.iter().cloned());
+                    // Nowhere to go back to that the map knows of: it
+                    // cannot say where the tab goes.
+                    e.hosts.is_empty() && e.history.is_empty()
+                } else {
+                    false
+                }
+            }
+        })
+    };
+    match target {
+        Target::Url { url, .. } => hosts.extend(hosts_of_url(url)),
+        Target::Tab(tab) => every |= tab_hosts(tab, false, &mut hosts)?,
+        Target::History(tab) => every |= tab_hosts(tab, true, &mut hosts)?,
+        Target::Unknown => every = true,
+        Target::Script {
+            tab,
+            urls,
+            any_site,
+        } => {
+            every |= *any_site;
+            match tab {
+                Some(tab) => every |= tab_hosts(tab, false, &mut hosts)?,
+                None => every = true,
+            }
+            for u in urls {
+                hosts.extend(hosts_of_url(u));
+            }
+        }
     }
-    Ok(sites)
+    let mut out: Vec<SiteRequest> = Vec::new();
+    for h in &hosts {
+        if h == ANY_HOST {
+            every = true;
+        } else {
+            out.extend(config.requests_for_host(h));
+        }
+    }
+    if every {
+        out.extend(every_known_site(config, store)?);
+    }
+    out.sort_by(|a, b| a.site.cmp(&b.site));
+    out.dedup_by(|b, a| {
+        if a.site == b.site {
+            a.policy.interval_ms = a.policy.interval_ms.max(b.policy.interval_ms);
+            true
+        } else {
+            false
+        }
+    });
+    Ok(out)
+}
+
+/// The tab map's entry for `tab` (its browser's current tab if it names
+/// none).
+pub fn entry<'m>(map: &'m TabMap, tab: &TabRef) -> Option<&'m TabEntry> {
+    let key = match tab.key() {
+        Some(k) => k,
+        None => map.current.get(&tab.browser)?.clone(),
+    };
+    map.tabs.get(&key)
+}
+
+/// Every configured site and every site with state in the store, each with
+/// the policy this config requires there.
+pub fn every_known_site(config: &Config, store: &dyn Store) -> Result<Vec<SiteRequest>> {
+    let mut keys = config.known_keys();
+    keys.extend(store.known_sites()?);
+    keys.sort();
+    keys.dedup();
+    if keys.is_empty() {
+        keys.push(UNKNOWN_SITE.to_owned());
+    }
+    Ok(keys
+        .into_iter()
+        .map(|k| SiteRequest {
+            policy: config.policy_for_key(&k),
+            site: k,
+        })
+        .collect())
 }

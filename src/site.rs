@@ -7,6 +7,7 @@
 
 use std::net::IpAddr;
 
+#[cfg(doc)]
 use crate::config::Config;
 
 /// Schemes that name no host a request could go to.
@@ -84,23 +85,56 @@ pub fn normalize_host(host: &str) -> Option<String> {
     Some(h)
 }
 
-/// The site key for a host: the configured site that owns it (longest domain
-/// wins), else its registrable domain (`www.example.co.uk` and
-/// `api.example.co.uk` are both `example.co.uk`); IP addresses and `localhost`
-/// key as themselves.
-pub fn key_for_host(host: &str, config: &Config) -> String {
-    if let Some(site) = config.owner_of(host) {
-        return site.name.to_owned();
+/// Whether `url` is proved to load nothing from any site (`about:blank`,
+/// `chrome://…`, `file://…`): only such URLs reach no site.
+pub fn reaches_nowhere(url: &str) -> bool {
+    let t = url.trim();
+    t.split_once(':').is_some_and(|(scheme, _)| {
+        let s = scheme.to_ascii_lowercase();
+        HOSTLESS_SCHEMES.contains(&s.as_str()) && !matches!(s.as_str(), "data" | "javascript")
+    })
+}
+
+/// The code of a `javascript:` URL, percent-decoded; `None` for any other
+/// URL. Such a navigation runs the code in the tab instead of loading a page.
+pub fn script_of_url(url: &str) -> Option<String> {
+    let t = url.trim_start();
+    let (scheme, rest) = t.split_once(':')?;
+    if !scheme.eq_ignore_ascii_case("javascript") {
+        return None;
     }
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(h) = rest.get(i + 1..i + 3)
+            && let Ok(b) = u8::from_str_radix(h, 16)
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// The gate key for a host: its registrable domain (`www.example.co.uk` and
+/// `api.example.co.uk` are both `example.co.uk`); IP addresses and
+/// `localhost` key as themselves. The config never changes a host's key (see
+/// [`Config::requests_for_host`]): every process meets every other on it.
+pub fn key_for_host(host: &str) -> String {
     if host.parse::<IpAddr>().is_ok() || host == "localhost" || host.ends_with(".localhost") {
         return host.to_owned();
     }
     psl::domain_str(host).unwrap_or(host).to_owned()
 }
 
-/// The site key for a URL, or `None` for a URL that reaches no site.
-pub fn key_for_url(url: &str, config: &Config) -> Option<String> {
-    host_of_url(url).map(|h| key_for_host(&h, config))
+/// The gate key for a URL, or `None` for a URL that reaches no site.
+pub fn key_for_url(url: &str) -> Option<String> {
+    host_of_url(url).map(|h| key_for_host(&h))
 }
 
 /// A file name for `key`: safe characters kept, everything else (and a leading
@@ -163,6 +197,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use crate::config::Config;
 
     fn config() -> Config {
         Config::parse(
@@ -214,28 +249,41 @@ mod tests {
 
     #[test]
     fn subdomains_share_their_registrable_domain() {
-        let c = Config::default();
-        assert_eq!(key_for_host("www.example.co.uk", &c), "example.co.uk");
-        assert_eq!(key_for_host("api.example.co.uk", &c), "example.co.uk");
-        assert_eq!(key_for_host("a.b.example.com", &c), "example.com");
+        assert_eq!(key_for_host("www.example.co.uk"), "example.co.uk");
+        assert_eq!(key_for_host("api.example.co.uk"), "example.co.uk");
+        assert_eq!(key_for_host("a.b.example.com"), "example.com");
     }
 
     #[test]
-    fn configured_site_owns_its_domains_and_subdomains() {
+    fn a_configured_site_paces_its_domains_together_and_on_their_own_keys() {
         let c = config();
-        assert_eq!(key_for_host("example.social", &c), "social");
-        assert_eq!(key_for_host("m.example.social", &c), "social");
-        assert_eq!(key_for_host("cdn.example-social.net", &c), "social");
+        let keys = |h: &str| {
+            c.requests_for_host(h)
+                .into_iter()
+                .map(|r| r.site)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            keys("example.social"),
+            ["example-social.net", "example.social"]
+        );
+        assert_eq!(
+            keys("m.example.social"),
+            ["example-social.net", "example.social"]
+        );
+        assert_eq!(
+            keys("cdn.example-social.net"),
+            ["example-social.net", "example.social"]
+        );
         // A different registrable domain that only ends with the same letters.
-        assert_eq!(key_for_host("notexample.social", &c), "notexample.social");
+        assert_eq!(keys("notexample.social"), ["notexample.social"]);
     }
 
     #[test]
     fn addresses_and_localhost_key_as_themselves() {
-        let c = Config::default();
-        assert_eq!(key_for_host("127.0.0.1", &c), "127.0.0.1");
-        assert_eq!(key_for_host("::1", &c), "::1");
-        assert_eq!(key_for_host("localhost", &c), "localhost");
+        assert_eq!(key_for_host("127.0.0.1"), "127.0.0.1");
+        assert_eq!(key_for_host("::1"), "::1");
+        assert_eq!(key_for_host("localhost"), "localhost");
     }
 
     #[test]

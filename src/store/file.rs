@@ -4,9 +4,11 @@
 //! <home>/sites/<site>/lock         the site lock; flock'd, never renamed
 //! <home>/sites/<site>/state.json   SiteState, rewritten in place under the lock
 //! <home>/sites/<site>/queue/<seq>-<pid>-<ms>   one file per waiting caller
-//! <home>/tabs.json, tabs.lock      the tab→site map and its lock
+//! <home>/leases/<pid>-<n>          holds of a call still waiting for other sites
+//! <home>/tabs.json, tabs.lock      the tab map and its lock
 //! <home>/agents/<agent>            an agent's last admitted call and its sites
 //! <home>/calls/<call>.json         the same, for a call with no session
+//! <home>/gate.log                  one JSON line per decision
 //! ```
 //!
 //! Locks are `std::fs::File::lock` (`flock`), not the post's `mkdir` lock:
@@ -15,57 +17,471 @@
 //! pid reuse to be fooled by. The lock file is never renamed or deleted, so
 //! every process always locks the same inode. Every read and write of the
 //! state it guards happens under it, so the state is rewritten in place in one
-//! write rather than replaced by rename (see `update_site` for why).
+//! write rather than replaced by rename (see [`FileStore::with_state`] for why).
+//!
+//! A site's directory is made whole and renamed into place, state file and
+//! all, so a site directory without a readable state file has lost it (a disk
+//! filled mid-write, a hand edit): that reads as busy, never as a new site.
 //!
 //! The queue is a ticket lock in files. A caller takes the next ticket under
 //! the site lock, creates its ticket file already flock'd (made under a temp
 //! name and renamed in, so nobody can see it unlocked), and then blocks on
 //! the flock of the ticket just ahead of it. Blocking on a lock costs no CPU,
-//! and the kernel wakes the waiter when the one ahead leaves or dies. A leaver
-//! deletes its ticket before it unlocks it; a ticket found still in place
-//! after its lock was won belonged to a process that died, and is removed.
-//! Only the caller at the head looks at the time; it sleeps until the site is
-//! due or until its state file is replaced (inotify on Linux).
+//! and the kernel wakes the waiter when the one ahead leaves or dies. A
+//! waiter's heartbeat renews its ticket's modification time; one that stops
+//! renewing (the process was stopped) is skipped after [`LEASE_TTL`]. Only the
+//! caller at the head looks at the time; it sleeps until the site is due or
+//! until its state file changes (inotify on Linux).
 //!
 //! No fsync: this is a cache of recent times. After a power cut a torn state
-//! file reads as corrupt, which the gate treats as busy, never as free.
+//! file reads as lost, which the gate treats as busy, never as free.
 
 use std::{
-    fs::{self, File, OpenOptions, TryLockError},
-    io::{self, ErrorKind, Read, Write},
-    os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt},
-    path::{Path, PathBuf},
-    sync::mpsc,
-    time::{Duration, Instant},
+    collections::HashSet,
+    fs::{File, TryLockError},
+    io::{self, ErrorKind, Read},
+    os::{
+        fd::AsRawFd,
+        unix::fs::{FileExt, MetadataExt},
+    },
+    path::PathBuf,
+    sync::{Arc, OnceLock, mpsc},
+    time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
-use super::{CallRecord, QueueTimeout, Store, TabMap, Watch};
-use crate::{
-    clock::{Clock, EpochMs, SystemClock},
-    decision::SiteState,
-    error::{Error, Result},
-    site,
+use super::{
+    Attempt, CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, RENEW_EVERY, Store, TabMap, Watch,
+    heartbeat,
 };
+use crate::{
+    clock::{Clock, EpochMs, Mono, SystemClock},
+    decision::{Decision, Policy, SiteState},
+    error::{Error, Result},
+    log::{self, Record},
+    site,
+    state_dir::{Dir, Mode},
+};
+
+/// What the store needs from the config: the policy a lost state is rebuilt
+/// with, and when a queue place is reclaimed regardless of its owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Interval and hold for a site whose state was lost.
+    pub lost: Policy,
+    /// Age after which a queue place is reclaimed even if its owner renews it.
+    pub stale_after_ms: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            lost: Policy {
+                interval_ms: crate::config::DEFAULT_INTERVAL_MS,
+                hold_ms: crate::config::DEFAULT_HOLD_MS,
+            },
+            stale_after_ms: crate::config::DEFAULT_STALE_AFTER_MS,
+        }
+    }
+}
 
 /// The gate's directory on this machine.
-#[derive(Debug, Clone)]
 pub struct FileStore {
-    root: PathBuf,
-    stale_after_ms: u64,
-}
-
-/// A place in a site's queue: the ticket file and its held lock.
-#[derive(Debug)]
-pub struct FilePlace {
     path: PathBuf,
-    _file: File,
+    root: OnceLock<Result<Dir, String>>,
+    clock: Arc<dyn Clock>,
+    settings: Settings,
 }
 
-impl Drop for FilePlace {
-    fn drop(&mut self) {
-        // Delete before unlocking (the file closes after this body): whoever
-        // waits on this ticket then finds it gone and knows we left, not died.
-        let _ = fs::remove_file(&self.path);
+impl std::fmt::Debug for FileStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileStore")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl FileStore {
+    /// The store at `path`, reading time from the system clock.
+    pub fn open(path: impl Into<PathBuf>, settings: Settings) -> Result<Self> {
+        Self::with_clock(path, settings, Arc::new(SystemClock))
+    }
+
+    /// The store at `path`, reading time from `clock`. The directory is
+    /// made (private) on first use and checked then: it must be this user's
+    /// and writable by nobody else.
+    pub fn with_clock(
+        path: impl Into<PathBuf>,
+        settings: Settings,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self> {
+        Ok(Self {
+            path: path.into(),
+            root: OnceLock::new(),
+            clock,
+            settings,
+        })
+    }
+
+    /// The store's directory.
+    pub fn root_path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    fn root(&self) -> Result<&Dir> {
+        self.root
+            .get_or_init(|| Dir::open_root(&self.path, true).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|message| Error::StateDir {
+                message: message.clone(),
+            })
+    }
+
+    fn sites(&self, create: bool) -> Result<Option<Dir>> {
+        self.root()?.sub("sites", create)
+    }
+
+    /// The site's directory; with `create`, made whole (state, lock, queue)
+    /// and renamed into place if missing.
+    fn site_dir(&self, site: &str, create: bool) -> Result<Option<Dir>> {
+        let Some(sites) = self.sites(create)? else {
+            return Ok(None);
+        };
+        let name = site::file_name(site);
+        if let Some(d) = sites.sub(&name, false)? {
+            return Ok(Some(d));
+        }
+        if !create {
+            return Ok(None);
+        }
+        let tmp = format!(".new-{}-{}", std::process::id(), nanos());
+        let new = sites.sub(&tmp, true)?.expect("made");
+        let made = (|| -> io::Result<()> {
+            let bytes = state_bytes(&SiteState::new(site), 0);
+            new.open("state.json", Mode::CreateNew)?
+                .write_all_at(&bytes, 0)?;
+            new.open("lock", Mode::CreateNew)?;
+            new.sub("queue", true).map_err(io::Error::other)?;
+            Ok(())
+        })();
+        if let Err(e) = made {
+            remove_tree(&sites, &tmp);
+            return Err(Error::io("create", sites.join(&name), e));
+        }
+        match sites.rename(&tmp, &sites, &name) {
+            Ok(()) => {}
+            // Another process made it first: use theirs.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EEXIST | libc::ENOTEMPTY)) => {
+                remove_tree(&sites, &tmp)
+            }
+            Err(e) => {
+                remove_tree(&sites, &tmp);
+                return Err(Error::io("create", sites.join(&name), e));
+            }
+        }
+        sites
+            .sub(&name, false)?
+            .ok_or_else(|| Error::io("open", sites.join(&name), ErrorKind::NotFound.into()))
+            .map(Some)
+    }
+
+    fn lock(&self, dir: &Dir, name: &str, deadline: Mono) -> Result<File> {
+        let file = dir
+            .open(name, Mode::Write)
+            .map_err(|e| dir.refuse(name, e, "open"))?;
+        match lock_by(&file, self.clock.as_ref(), deadline) {
+            Ok(true) => Ok(file),
+            Ok(false) => Err(Error::LockTimeout {
+                path: dir.join(name),
+            }),
+            Err(e) => Err(Error::io("lock", dir.join(name), e)),
+        }
+    }
+
+    /// Run `f` on `site`'s state under the site lock and write the state
+    /// back in place if it changed. A state that cannot be read is healed as
+    /// lost (busy for a hold and an interval from now) and the call fails
+    /// with [`Error::CorruptState`].
+    ///
+    /// Rewritten in place, under the site lock that every reader of the file
+    /// also takes, in one write padded with blanks over the old contents. Not
+    /// temp file + rename: on ext4 a rename over a file starts writing it out
+    /// at once, which cost more than the rest of the event (BENCHMARKS.md). A
+    /// process killed mid-update cannot tear one write; a power cut or a full
+    /// disk can, and a torn file reads as lost, which counts as busy.
+    fn with_state<R>(
+        &self,
+        site: &str,
+        create: bool,
+        deadline: Mono,
+        heal: &Policy,
+        f: impl FnOnce(&mut SiteState, &dyn Clock) -> R,
+    ) -> Result<Option<R>> {
+        let Some(dir) = self.site_dir(site, create)? else {
+            return Ok(None);
+        };
+        let _lock = self.lock(&dir, "lock", deadline)?;
+        let read = read_state(&dir, site);
+        let (file, old_len, mut state) = match read {
+            Ok(ok) => ok,
+            Err(problem) => return Err(self.heal(&dir, site, heal, problem)),
+        };
+        let before = state.clone();
+        if state.in_flight.iter().any(|f| f.lease.is_some()) {
+            let leases = self.root()?.sub("leases", false)?;
+            state.drop_lapsed(|id| leases.as_ref().is_some_and(|l| lease_alive(l, id)));
+        }
+        let out = f(&mut state, self.clock.as_ref());
+        if state != before {
+            file.write_all_at(&state_bytes(&state, old_len), 0)
+                .map_err(|e| Error::io("write", dir.join("state.json"), e))?;
+        }
+        Ok(Some(out))
+    }
+
+    /// Heal a state that could not be read, under the site lock: keep a copy
+    /// of what was there, then put a lost state (busy) in its place by
+    /// rename, so that at no moment does the site read as free. If the heal
+    /// cannot be written (a full disk), the unreadable state stays, and
+    /// still reads as busy.
+    fn heal(&self, dir: &Dir, site: &str, policy: &Policy, problem: Unreadable) -> Error {
+        let now = self.clock.now_ceil();
+        let aside = format!("state.json.lost-{now}");
+        let moved = match &problem {
+            Unreadable::Bytes(bytes) => dir
+                .open(&aside, Mode::CreateNew)
+                .and_then(|f| f.write_all_at(bytes, 0))
+                .is_ok(),
+            // Not a file at all (a directory, a link): it must go before a
+            // file can take its place; while it is gone the site reads as
+            // lost, which is busy.
+            Unreadable::NotAFile => dir.rename("state.json", dir, &aside).is_ok(),
+            Unreadable::Missing => false,
+        };
+        let lost = SiteState::lost(site, now, policy);
+        if let Err(e) = dir.write_atomic("state.json", &state_bytes(&lost, 0)) {
+            return e;
+        }
+        Error::CorruptState {
+            path: dir.join("state.json"),
+            moved_to: moved.then(|| dir.join(&aside)),
+            retry_after_ms: policy.hold_ms.saturating_add(policy.interval_ms),
+        }
+    }
+
+    fn slot_path(&self, agent: &str) -> String {
+        site::file_name(agent)
+    }
+
+    /// Rewrite `agent`'s slot in place, padded with blanks over whatever it
+    /// held: a new file per call, or a rename, makes ext4 start writing the
+    /// data out at once, which costs more than the rest of the event. Only
+    /// the agent itself writes its slot, one call at a time.
+    fn write_slot(&self, agent: &str, record: &CallRecord, open: bool) -> Result<()> {
+        let agents = self.root()?.sub("agents", true)?.expect("made");
+        let name = self.slot_path(agent);
+        let slot = AgentSlot {
+            record: record.clone(),
+            open,
+        };
+        let file = match agents.open(&name, Mode::Write) {
+            Ok(f) => f,
+            Err(e) if e.raw_os_error() == Some(libc::EISDIR) => {
+                // Tampered: a directory where the slot goes. Only this agent
+                // writes here, so setting it aside is safe.
+                let aside = format!(".{name}.lost-{}", nanos());
+                agents
+                    .rename(&name, &agents, &aside)
+                    .map_err(|e| agents.refuse(&name, e, "replace"))?;
+                agents
+                    .open(&name, Mode::Write)
+                    .map_err(|e| agents.refuse(&name, e, "open"))?
+            }
+            Err(e) => return Err(agents.refuse(&name, e, "open")),
+        };
+        let old = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
+        let mut bytes = serde_json::to_vec(&slot).expect("slot serializes");
+        bytes.push(b'\n');
+        if bytes.len() < old {
+            bytes.resize(old, b' ');
+        }
+        file.write_all_at(&bytes, 0)
+            .map_err(|e| Error::io("write", agents.join(&name), e))?;
+        let now = record.started_ms;
+        if open && now.is_multiple_of(64) {
+            sweep(&agents, now, 7 * 24 * 3_600_000);
+        }
+        Ok(())
+    }
+
+    fn list_tickets(queue: &Dir) -> Result<Vec<Ticket>> {
+        let names = queue
+            .names()
+            .map_err(|e| Error::io("read", queue.path(), e))?;
+        Ok(names.into_iter().filter_map(Ticket::parse).collect())
+    }
+
+    fn queue(&self, site: &str, create: bool) -> Result<Option<(Dir, Dir)>> {
+        let Some(dir) = self.site_dir(site, create)? else {
+            return Ok(None);
+        };
+        match dir.sub("queue", create) {
+            Ok(Some(q)) => Ok(Some((dir, q))),
+            Ok(None) => Ok(None),
+            Err(Error::Tampered { .. }) if create => {
+                // A file where the queue goes: set it aside under the site
+                // lock (everyone who adds to the queue holds it) and remake it.
+                let _lock = self.lock(&dir, "lock", self.clock.mono().after(LOCK_WAIT))?;
+                let aside = format!("queue.lost-{}", nanos());
+                dir.rename("queue", &dir, &aside)
+                    .map_err(|e| dir.refuse("queue", e, "replace"))?;
+                let q = dir.sub("queue", true)?.expect("made");
+                Ok(Some((dir, q)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn take_ticket(&self, site_dir: &Dir, queue: &Dir, deadline: Mono) -> Result<FilePlace> {
+        let _lock = self.lock(site_dir, "lock", deadline)?;
+        let now_ms = wall_ms();
+        // Tickets only grow while anyone waits, and follow the clock (in µs)
+        // otherwise, so the log can compare arrival order across quiet spells.
+        let highest = Self::list_tickets(queue)?.iter().map(|t| t.seq).max();
+        let seq = highest
+            .map_or(0, |h| h + 1)
+            .max(now_ms.saturating_mul(1000));
+        let pid = std::process::id();
+        let tmp = format!(".t-{pid}-{seq}");
+        let file = queue
+            .open(&tmp, Mode::Replace)
+            .map_err(|e| queue.refuse(&tmp, e, "create"))?;
+        file.try_lock().map_err(|e| {
+            Error::io(
+                "lock",
+                queue.join(&tmp),
+                match e {
+                    TryLockError::Error(e) => e,
+                    TryLockError::WouldBlock => io::Error::from(ErrorKind::WouldBlock),
+                },
+            )
+        })?;
+        let name = format!("{seq:020}-{pid}-{now_ms}");
+        queue
+            .rename(&tmp, queue, &name)
+            .map_err(|e| Error::io("rename", queue.join(&tmp), e))?;
+        let file = Arc::new(file);
+        let beat = renew_mtime(&file);
+        let ino = file.metadata().map(|m| m.ino()).unwrap_or(0);
+        let queue = queue
+            .try_clone()
+            .map_err(|e| Error::io("open", queue.path(), e))?;
+        Ok(FilePlace {
+            _beat: beat,
+            queue,
+            name,
+            ino,
+            seq,
+            _file: file,
+        })
+    }
+}
+
+/// How long bookkeeping waits for a site lock (finishes, cancels): the lock
+/// is held for microseconds, so this only ends a wait on a stopped holder.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// Why a state could not be read.
+enum Unreadable {
+    /// The file had these bytes, which are not this site's state.
+    Bytes(Vec<u8>),
+    /// Something other than a file is there.
+    NotAFile,
+    /// No state file, though the site's directory exists.
+    Missing,
+}
+
+fn read_state(dir: &Dir, site: &str) -> Result<(File, usize, SiteState), Unreadable> {
+    let mut file = match dir.open("state.json", Mode::ReadWrite) {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Err(Unreadable::Missing),
+        Err(_) => return Err(Unreadable::NotAFile),
+    };
+    let mut bytes = Vec::with_capacity(512);
+    if file.read_to_end(&mut bytes).is_err() {
+        return Err(Unreadable::NotAFile);
+    }
+    // A state is always written whole, so empty or blank is a lost one.
+    match serde_json::from_slice::<SiteState>(&bytes) {
+        Ok(s) if s.site == site => Ok((file, bytes.len(), s)),
+        _ => Err(Unreadable::Bytes(bytes)),
+    }
+}
+
+fn state_bytes(state: &SiteState, pad_to: usize) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(state).expect("state serializes");
+    bytes.push(b'\n');
+    if bytes.len() < pad_to {
+        bytes.resize(pad_to, b' ');
+    }
+    bytes
+}
+
+fn nanos() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos()
+}
+
+/// The wall clock as the file system stamps it: places and leases are
+/// judged by their modification times, which the kernel sets from this
+/// clock, whatever clock the gate runs on.
+fn wall_ms() -> EpochMs {
+    (nanos() / 1_000_000) as EpochMs
+}
+
+fn mtime_ms(m: &std::fs::Metadata) -> EpochMs {
+    (m.mtime().max(0) as u64)
+        .saturating_mul(1000)
+        .saturating_add(m.mtime_nsec().max(0) as u64 / 1_000_000)
+}
+
+/// Renew `file`'s modification time from the heartbeat thread.
+fn renew_mtime(file: &Arc<File>) -> heartbeat::Registration {
+    let f = file.clone();
+    heartbeat::register(move || {
+        // SAFETY: a valid fd kept open by the Arc; null times mean "now".
+        unsafe { libc::futimens(f.as_raw_fd(), std::ptr::null()) };
+    })
+}
+
+fn remove_tree(parent: &Dir, name: &str) {
+    if let Ok(Some(d)) = parent.sub(name, false) {
+        for n in d.names().unwrap_or_default() {
+            if d.unlink(&n, false).is_err() {
+                remove_tree(&d, &n);
+            }
+        }
+    }
+    let _ = parent.unlink(name, true);
+}
+
+/// Whether the lease `id` in `leases` is held by a live process that is
+/// making progress: its file is locked, and renewed within [`LEASE_TTL`].
+fn lease_alive(leases: &Dir, id: &str) -> bool {
+    let Ok(file) = leases.open(id, Mode::Read) else {
+        return false;
+    };
+    match file.try_lock() {
+        Ok(()) => {
+            // Nobody holds it: its process is gone.
+            let _ = leases.unlink(id, false);
+            false
+        }
+        Err(TryLockError::WouldBlock) => file
+            .metadata()
+            .is_ok_and(|m| wall_ms().saturating_sub(mtime_ms(&m)) <= LEASE_TTL.as_millis() as u64),
+        Err(TryLockError::Error(_)) => false,
     }
 }
 
@@ -75,283 +491,337 @@ struct Ticket {
     name: String,
 }
 
-impl FileStore {
-    /// The state directory: `PACE_HOOK_HOME`, else the user cache directory's
-    /// `pace-hook` (`$XDG_CACHE_HOME` or `~/.cache`; `~/Library/Caches` on macOS).
-    pub fn default_root() -> Result<PathBuf> {
-        if let Some(home) = std::env::var_os("PACE_HOOK_HOME").filter(|h| !h.is_empty()) {
-            return Ok(PathBuf::from(home));
-        }
-        let cache = if cfg!(target_os = "macos") {
-            std::env::var_os("HOME").map(|h| Path::new(&h).join("Library").join("Caches"))
-        } else {
-            std::env::var_os("XDG_CACHE_HOME")
-                .filter(|p| !p.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
-        };
-        cache.map(|c| c.join("pace-hook")).ok_or(Error::NoStateDir)
-    }
-
-    /// The store at `root`. Directories are made (private to the user) when
-    /// something is first written there, not on every event.
-    pub fn open(root: impl Into<PathBuf>, stale_after_ms: u64) -> Result<Self> {
-        let root = root.into();
-        Ok(Self {
-            root,
-            stale_after_ms,
+impl Ticket {
+    fn parse(name: String) -> Option<Self> {
+        let mut parts = name.split('-');
+        let seq = parts.next()?.parse().ok()?;
+        let _pid: u32 = parts.next()?.parse().ok()?;
+        let arrived_ms = parts.next()?.parse().ok()?;
+        parts.next().is_none().then_some(Ticket {
+            seq,
+            arrived_ms,
+            name,
         })
     }
+}
 
-    /// The store's directory.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
+/// A place in a site's queue: the ticket file, held locked and renewed.
+pub struct FilePlace {
+    _beat: heartbeat::Registration,
+    queue: Dir,
+    name: String,
+    ino: u64,
+    seq: u64,
+    _file: Arc<File>,
+}
 
-    fn site_dir(&self, site: &str) -> PathBuf {
-        self.root.join("sites").join(site::file_name(site))
-    }
-
-    /// Create the site's directories if needed; return its directory.
-    fn site_dir_created(&self, site: &str) -> Result<PathBuf> {
-        let dir = self.site_dir(site);
-        let queue = dir.join("queue");
-        if !queue.is_dir() {
-            make_dir(&queue)?;
-        }
-        Ok(dir)
-    }
-
-    fn list_tickets(queue: &Path) -> Result<Vec<Ticket>> {
-        let entries = match fs::read_dir(queue) {
-            Ok(e) => e,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io("read", queue, e)),
-        };
-        let mut tickets = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| Error::io("read", queue, e))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let mut parts = name.split('-');
-            let (Some(seq), Some(_pid), Some(ms)) = (parts.next(), parts.next(), parts.next())
-            else {
-                continue;
-            };
-            if let (Ok(seq), Ok(arrived_ms)) = (seq.parse(), ms.parse()) {
-                tickets.push(Ticket {
-                    seq,
-                    arrived_ms,
-                    name,
-                });
-            }
-        }
-        Ok(tickets)
-    }
-
-    fn lock_site(&self, dir: &Path, deadline: Instant) -> Result<File> {
-        let path = dir.join("lock");
-        let file = open_making_dir(
-            OpenOptions::new().create(true).truncate(false).write(true),
-            &path,
-        )?;
-        match lock_by(&file, deadline) {
-            Ok(true) => Ok(file),
-            Ok(false) => Err(Error::LockTimeout { path }),
-            Err(e) => Err(Error::io("lock", &path, e)),
+impl Drop for FilePlace {
+    fn drop(&mut self) {
+        // Delete before unlocking (the file closes after this body): whoever
+        // waits on this ticket then finds it gone and knows we left, not died.
+        if self.still_held().unwrap_or(false) {
+            let _ = self.queue.unlink(&self.name, false);
         }
     }
+}
 
-    fn take_ticket(&self, dir: &Path, deadline: Instant) -> Result<(FilePlace, u64)> {
-        let queue = dir.join("queue");
-        let _lock = self.lock_site(dir, deadline)?;
-        let now_ms = SystemClock.now_floor();
-        // Tickets only grow while anyone waits, and follow the clock (in µs)
-        // otherwise, so the log can compare arrival order across quiet spells.
-        let highest = Self::list_tickets(&queue)?.iter().map(|t| t.seq).max();
-        let seq = highest
-            .map_or(0, |h| h + 1)
-            .max(now_ms.saturating_mul(1000));
-        let pid = std::process::id();
-        let tmp = queue.join(format!(".t-{pid}-{seq}"));
-        let file = open_making_dir(
-            OpenOptions::new().create(true).truncate(true).write(true),
-            &tmp,
-        )?;
-        file.try_lock().map_err(|e| {
-            Error::io(
-                "lock",
-                &tmp,
-                match e {
-                    TryLockError::Error(e) => e,
-                    TryLockError::WouldBlock => io::Error::from(ErrorKind::WouldBlock),
-                },
-            )
-        })?;
-        let path = queue.join(format!("{seq:020}-{pid}-{now_ms}"));
-        fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &tmp, e))?;
-        Ok((FilePlace { path, _file: file }, seq))
+impl Place for FilePlace {
+    fn ticket(&self) -> u64 {
+        self.seq
     }
 
-    /// Parse state bytes; `None` if they are not this site's state. A file
-    /// of nothing but blanks is a state never written: the site is new.
-    fn parse_state(bytes: &[u8], site: &str) -> Option<SiteState> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Some(SiteState::new(site));
-        }
-        serde_json::from_slice::<SiteState>(bytes)
-            .ok()
-            .filter(|s| s.site == site)
+    fn still_held(&self) -> Result<bool> {
+        Ok(self
+            .queue
+            .stat(&self.name)
+            .is_ok_and(|st| st.st_ino == self.ino))
+    }
+}
+
+/// A lease: a locked file under `leases/`, renewed by the heartbeat.
+pub struct FileLease {
+    _beat: heartbeat::Registration,
+    dir: Dir,
+    id: String,
+    _file: Arc<File>,
+}
+
+impl Lease for FileLease {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Drop for FileLease {
+    fn drop(&mut self) {
+        let _ = self.dir.unlink(&self.id, false);
     }
 }
 
 impl Store for FileStore {
-    type Place = FilePlace;
-    type Watch = FileWatch;
+    fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
 
     fn queue_is_empty(&self, site: &str) -> Result<bool> {
-        Ok(Self::list_tickets(&self.site_dir(site).join("queue"))?.is_empty())
+        Ok(self.queue_len(site)? == 0)
+    }
+
+    fn queue_len(&self, site: &str) -> Result<usize> {
+        match self.queue(site, false)? {
+            Some((_, q)) => Ok(Self::list_tickets(&q)?.len()),
+            None => Ok(0),
+        }
     }
 
     fn join_queue(
         &self,
         site: &str,
-        deadline: Instant,
-    ) -> Result<Result<(FilePlace, u64), QueueTimeout>> {
-        let dir = self.site_dir(site);
-        let queue = dir.join("queue");
-        let (place, mine) = self.take_ticket(&dir, deadline)?;
+        deadline: Mono,
+    ) -> Result<Result<Box<dyn Place>, QueueTimeout>> {
+        let (dir, queue) = self.queue(site, true)?.expect("made");
+        let place = self.take_ticket(&dir, &queue, deadline)?;
+        let mine = place.seq;
+        // Tickets found dead or stopped that could not be removed (a
+        // read-only queue, a directory planted there): passed over, never
+        // waited on again.
+        let mut passed: HashSet<String> = HashSet::new();
+        let timeout = |passed: &HashSet<String>| -> Result<Result<Box<dyn Place>, QueueTimeout>> {
+            let ahead = Self::list_tickets(&queue)?
+                .iter()
+                .filter(|t| t.seq < mine && !passed.contains(&t.name))
+                .count();
+            Ok(Err(QueueTimeout { ahead }))
+        };
         loop {
+            if self.clock.left(deadline).is_zero() {
+                return timeout(&passed);
+            }
             let tickets = Self::list_tickets(&queue)?;
             let Some(ahead) = tickets
                 .iter()
-                .filter(|t| t.seq < mine)
+                .filter(|t| t.seq < mine && !passed.contains(&t.name))
                 .max_by_key(|t| t.seq)
             else {
-                return Ok(Ok((place, mine)));
+                return Ok(Ok(Box::new(place)));
             };
-            let path = queue.join(&ahead.name);
-            let now_ms = SystemClock.now_floor();
-            let stale_at = ahead.arrived_ms.saturating_add(self.stale_after_ms);
-            if now_ms >= stale_at {
+            let mut pass = |name: &str| {
+                if queue.unlink(name, false).is_err() {
+                    passed.insert(name.to_owned());
+                }
+            };
+            if wall_ms()
+                >= ahead
+                    .arrived_ms
+                    .saturating_add(self.settings.stale_after_ms)
+            {
                 // Alive or not, nobody waits this long legitimately (max_wait is
                 // shorter): reclaim the place.
-                let _ = fs::remove_file(&path);
+                pass(&ahead.name);
                 continue;
             }
-            let file = match File::open(&path) {
+            let file = match queue.open(&ahead.name, Mode::Read) {
                 Ok(f) => f,
                 Err(e) if e.kind() == ErrorKind::NotFound => continue,
-                Err(e) => return Err(Error::io("open", &path, e)),
-            };
-            let stale_deadline = Instant::now() + Duration::from_millis(stale_at - now_ms);
-            let until = deadline.min(stale_deadline);
-            if lock_by(&file, until).map_err(|e| Error::io("lock", &path, e))? {
-                // The one ahead is gone. If its ticket is still there, it died
-                // without deleting it: clear it for everyone behind.
-                if same_file(&path, &file) {
-                    let _ = fs::remove_file(&path);
+                // Not a ticket file (planted): pass over it.
+                Err(_) => {
+                    passed.insert(ahead.name.clone());
+                    continue;
                 }
-                continue;
-            }
-            if Instant::now() >= deadline {
-                let ahead = Self::list_tickets(&queue)?
-                    .iter()
-                    .filter(|t| t.seq < mine)
-                    .count();
-                return Ok(Err(QueueTimeout { ahead }));
+            };
+            let ino = file.metadata().map(|m| m.ino()).unwrap_or(0);
+            let waiter = LockWaiter::new(&file)
+                .map_err(|e| Error::io("lock", queue.join(&ahead.name), e))?;
+            loop {
+                let left = self.clock.left(deadline);
+                if left.is_zero() {
+                    return timeout(&passed);
+                }
+                match waiter.wait(left.min(LEASE_TTL)) {
+                    Some(Ok(())) => {
+                        // The one ahead is gone. If its ticket is still there,
+                        // it died without deleting it: clear it for everyone.
+                        if queue.stat(&ahead.name).is_ok_and(|st| st.st_ino == ino) {
+                            pass(&ahead.name);
+                        }
+                        break;
+                    }
+                    Some(Err(e)) => return Err(Error::io("lock", queue.join(&ahead.name), e)),
+                    None => {
+                        // Still held. Renewed lately, or stopped?
+                        let renewed = file.metadata().map(|m| mtime_ms(&m)).unwrap_or(0);
+                        if wall_ms().saturating_sub(renewed) > LEASE_TTL.as_millis() as u64 {
+                            pass(&ahead.name);
+                            break;
+                        }
+                    }
+                }
             }
         }
     }
 
-    fn watch(&self, site: &str) -> Result<FileWatch> {
-        let dir = self.site_dir_created(site)?;
-        Ok(FileWatch::new(&dir))
+    fn watch(&self, site: &str) -> Result<Box<dyn Watch>> {
+        let dir = self.site_dir(site, true)?.expect("made");
+        Ok(Box::new(FileWatch::new(&dir, self.clock.clone())))
     }
 
-    fn update_site<R>(
+    fn lease(&self) -> Result<Box<dyn Lease>> {
+        let dir = self.root()?.sub("leases", true)?.expect("made");
+        let id = format!("{}-{}", std::process::id(), nanos());
+        let file = dir
+            .open(&id, Mode::CreateNew)
+            .map_err(|e| dir.refuse(&id, e, "create"))?;
+        file.try_lock()
+            .map_err(|_| Error::io("lock", dir.join(&id), ErrorKind::WouldBlock.into()))?;
+        let file = Arc::new(file);
+        if wall_ms().is_multiple_of(32) {
+            sweep(&dir, wall_ms(), 3_600_000);
+        }
+        Ok(Box::new(FileLease {
+            _beat: renew_mtime(&file),
+            dir,
+            id,
+            _file: file,
+        }))
+    }
+
+    fn try_admit(
         &self,
         site: &str,
-        heal_at: EpochMs,
-        deadline: Instant,
-        f: impl FnOnce(&mut SiteState) -> R,
-    ) -> Result<R> {
-        let dir = self.site_dir(site);
-        let _lock = self.lock_site(&dir, deadline)?;
-        let path = dir.join("state.json");
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(&path)
-            .map_err(|e| Error::io("open", &path, e))?;
-        let mut bytes = Vec::with_capacity(512);
-        file.read_to_end(&mut bytes)
-            .map_err(|e| Error::io("read", &path, e))?;
-        let Some(mut state) = Self::parse_state(&bytes, site) else {
-            let moved_to = dir.join(format!("state.json.corrupt-{heal_at}"));
-            fs::rename(&path, &moved_to).map_err(|e| Error::io("rename", &path, e))?;
-            let mut healed = SiteState::new(site);
-            healed.last_finish_ms = Some(heal_at);
-            write_json(&path, &healed)?;
-            return Err(Error::CorruptState {
-                path,
-                moved_to,
-                retry_after_ms: 0,
-            });
+        call: &str,
+        policy: &Policy,
+        lease: Option<&str>,
+        deadline: Mono,
+    ) -> Result<Attempt> {
+        let (at, decision, lease_bound, in_flight) = self
+            .with_state(site, true, deadline, policy, |state, clock| {
+                let now = clock.now_floor();
+                let d = state.try_admit(call, now, policy, lease);
+                let lease_bound = state.in_flight.iter().any(|f| f.lease.is_some());
+                (now, d, lease_bound, !state.in_flight.is_empty())
+            })?
+            .expect("created");
+        let wait = match decision {
+            Decision::WaitUntil(t) => {
+                let w = self.clock.until(t);
+                // A hold tied to a lease may lapse without any write: look
+                // again soon. Any other hold ends by a write the watch sees.
+                if lease_bound { w.min(RENEW_EVERY) } else { w }
+            }
+            _ => Duration::ZERO,
         };
-        let before = state.clone();
-        let out = f(&mut state);
-        if state != before {
-            // Rewritten in place, under the site lock that every reader of
-            // this file also takes, in one write that is padded with blanks
-            // to cover the old contents. Not temp file + rename: on ext4 a
-            // rename over a file starts writing it out at once, which cost
-            // more than the rest of the event (BENCHMARKS.md). A process
-            // killed mid-update cannot tear one write; a power cut can, and a
-            // torn file reads as corrupt, which counts as busy.
-            overwrite_json(&file, &path, &state, bytes.len())?;
-        }
-        Ok(out)
+        Ok(Attempt {
+            at,
+            decision,
+            wait,
+            settled: !in_flight,
+        })
+    }
+
+    fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs> {
+        let deadline = self.clock.mono().after(LOCK_WAIT);
+        Ok(self
+            .with_state(site, true, deadline, &self.settings.lost, |s, clock| {
+                let now = clock.now_ceil();
+                s.finish(call, now, interval_ms);
+                now
+            })?
+            .expect("created"))
+    }
+
+    fn cancel(&self, site: &str, call: &str) -> Result<bool> {
+        let deadline = self.clock.mono().after(LOCK_WAIT);
+        Ok(self
+            .with_state(site, false, deadline, &self.settings.lost, |s, _| {
+                s.cancel(call)
+            })?
+            .unwrap_or(false))
+    }
+
+    fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool> {
+        let deadline = self.clock.mono().after(LOCK_WAIT);
+        Ok(self
+            .with_state(site, false, deadline, &self.settings.lost, |s, _| {
+                s.confirm(call, started, hold_ms)
+            })?
+            .unwrap_or(false))
+    }
+
+    fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool> {
+        let deadline = self.clock.mono().after(LOCK_WAIT);
+        Ok(self
+            .with_state(site, false, deadline, &self.settings.lost, |s, clock| {
+                s.extend(call, clock.now_ceil(), hold_ms)
+            })?
+            .unwrap_or(false))
+    }
+
+    fn update_backoff(
+        &self,
+        site: &str,
+        f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
+    ) -> Result<Option<EpochMs>> {
+        let deadline = self.clock.mono().after(LOCK_WAIT);
+        Ok(self
+            .with_state(site, true, deadline, &self.settings.lost, |s, clock| {
+                let now = clock.now_ceil();
+                s.normalize(now);
+                f(s, now)
+            })?
+            .flatten())
+    }
+
+    fn site_state(&self, site: &str) -> Result<Option<SiteState>> {
+        let deadline = self.clock.mono().after(LOCK_WAIT);
+        self.with_state(site, false, deadline, &self.settings.lost, |s, _| s.clone())
     }
 
     fn known_sites(&self) -> Result<Vec<String>> {
-        let dir = self.root.join("sites");
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io("read", &dir, e)),
+        let Some(sites) = self.sites(false)? else {
+            return Ok(Vec::new());
         };
-        let mut sites = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| Error::io("read", &dir, e))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
+        let names = sites
+            .names()
+            .map_err(|e| Error::io("read", sites.path(), e))?;
+        let mut out = Vec::new();
+        for name in names.into_iter().filter(|n| !n.starts_with('.')) {
             if let Some(key) = site::key_from_file_name(&name) {
-                sites.push(key);
-            } else if let Ok(bytes) = fs::read(entry.path().join("state.json")) {
+                out.push(key);
+            } else if let Ok(Some(d)) = sites.sub(&name, false)
+                && let Ok(mut f) = d.open("state.json", Mode::Read)
+            {
                 // A shortened name: the key is inside the state.
-                if let Ok(s) = serde_json::from_slice::<SiteState>(&bytes) {
-                    sites.push(s.site);
+                let mut bytes = Vec::new();
+                if f.read_to_end(&mut bytes).is_ok()
+                    && let Ok(s) = serde_json::from_slice::<SiteState>(&bytes)
+                {
+                    out.push(s.site);
                 }
             }
         }
-        sites.sort();
-        Ok(sites)
+        out.sort();
+        Ok(out)
     }
 
     fn tabs(&self) -> Result<TabMap> {
-        let path = self.root.join("tabs.json");
-        match fs::read(&path) {
-            // An unreadable map is an empty one: every tab is then unknown and
-            // counted against every site, which errs towards waiting.
-            Ok(bytes) => Ok(serde_json::from_slice(&bytes).unwrap_or_default()),
+        let root = self.root()?;
+        match root.open("tabs.json", Mode::Read) {
+            Ok(mut f) => {
+                let mut bytes = Vec::new();
+                f.read_to_end(&mut bytes)
+                    .map_err(|e| Error::io("read", root.join("tabs.json"), e))?;
+                // An unreadable map is an empty one: every tab is then unknown
+                // and counted against every site, which errs towards waiting.
+                Ok(serde_json::from_slice(&bytes).unwrap_or_default())
+            }
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(TabMap::default()),
-            Err(e) => Err(Error::io("read", &path, e)),
+            // A directory or link planted there: unknown tabs, as above; the
+            // next update sets it aside.
+            Err(_) => Ok(TabMap::default()),
         }
     }
 
-    fn update_tabs(&self, f: impl Fn(&mut TabMap)) -> Result<()> {
+    fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()> {
         // Most events change nothing: look first without the lock.
         let mut map = self.tabs()?;
         let before = map.clone();
@@ -359,21 +829,24 @@ impl Store for FileStore {
         if map == before {
             return Ok(());
         }
-        let lock_path = self.root.join("tabs.lock");
-        let lock = open_making_dir(
-            OpenOptions::new().create(true).truncate(false).write(true),
-            &lock_path,
-        )?;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        if !lock_by(&lock, deadline).map_err(|e| Error::io("lock", &lock_path, e))? {
-            return Err(Error::LockTimeout { path: lock_path });
+        let root = self.root()?;
+        let _lock = self.lock(root, "tabs.lock", self.clock.mono().after(LOCK_WAIT))?;
+        if let Err(e) = root.open("tabs.json", Mode::Read)
+            && e.kind() != ErrorKind::NotFound
+        {
+            // Not a file: set it aside (under the lock) so the map can be kept.
+            let aside = format!("tabs.json.lost-{}", nanos());
+            root.rename("tabs.json", root, &aside)
+                .map_err(|e| root.refuse("tabs.json", e, "replace"))?;
         }
         let mut map = self.tabs()?;
         let before = map.clone();
         f(&mut map);
         map.trim();
         if map != before {
-            write_json(&self.root.join("tabs.json"), &map)?;
+            let mut bytes = serde_json::to_vec(&map).expect("tab map serializes");
+            bytes.push(b'\n');
+            root.write_atomic("tabs.json", &bytes)?;
         }
         Ok(())
     }
@@ -382,19 +855,20 @@ impl Store for FileStore {
         if let Some(agent) = agent {
             return self.write_slot(agent, record, true);
         }
-        let dir = self.root.join("calls");
-        // A new file under a name of its own, read only after this process
-        // has exited: no temp file and rename needed.
+        let calls = self.root()?.sub("calls", true)?.expect("made");
+        let name = format!("{}.json", site::file_name(&record.call));
         let mut bytes = serde_json::to_vec(record).expect("record serializes");
         bytes.push(b'\n');
-        write_direct(
-            &dir.join(format!("{}.json", site::file_name(&record.call))),
-            &bytes,
-        )?;
+        // A new file under a name of its own, read only after this process
+        // has exited: no temp file and rename needed.
+        calls
+            .open(&name, Mode::Replace)
+            .and_then(|f| f.write_all_at(&bytes, 0))
+            .map_err(|e| calls.refuse(&name, e, "write"))?;
         // Calls whose Post never came leave a record behind; sweep old ones
         // now and then rather than on every event.
         if record.started_ms.is_multiple_of(64) {
-            sweep(&dir, record.started_ms, 24 * 3_600_000);
+            sweep(&calls, record.started_ms, 24 * 3_600_000);
         }
         Ok(())
     }
@@ -407,31 +881,58 @@ impl Store for FileStore {
             self.write_slot(agent, &open, false)?;
             return Ok(Some(open));
         }
-        let path = self
-            .root
-            .join("calls")
-            .join(format!("{}.json", site::file_name(call)));
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io("read", &path, e)),
+        let Some(calls) = self.root()?.sub("calls", false)? else {
+            return Ok(None);
         };
-        let _ = fs::remove_file(&path);
+        let name = format!("{}.json", site::file_name(call));
+        let mut f = match calls.open(&name, Mode::Read) {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(calls.refuse(&name, e, "read")),
+        };
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes)
+            .map_err(|e| Error::io("read", calls.join(&name), e))?;
+        let _ = calls.unlink(&name, false);
         Ok(serde_json::from_slice(&bytes).ok())
     }
 
     fn open_call_of(&self, agent: &str) -> Result<Option<CallRecord>> {
-        let path = self.slot_path(agent);
-        match fs::read(&path) {
+        let Some(agents) = self.root()?.sub("agents", false)? else {
+            return Ok(None);
+        };
+        let name = self.slot_path(agent);
+        match agents.open(&name, Mode::Read) {
             // A slot that does not parse (torn by a power cut) holds no open
             // call: the call's hold then runs its course.
-            Ok(bytes) => Ok(serde_json::from_slice::<AgentSlot>(&bytes)
-                .ok()
-                .filter(|s| s.open)
-                .map(|s| s.record)),
+            Ok(mut f) => {
+                let mut bytes = Vec::new();
+                f.read_to_end(&mut bytes)
+                    .map_err(|e| Error::io("read", agents.join(&name), e))?;
+                Ok(serde_json::from_slice::<AgentSlot>(&bytes)
+                    .ok()
+                    .filter(|s| s.open)
+                    .map(|s| s.record))
+            }
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Error::io("read", &path, e)),
+            // A directory there is healed by the next write of the slot.
+            Err(e) if e.raw_os_error() == Some(libc::EISDIR) => Ok(None),
+            Err(e) => Err(agents.refuse(&name, e, "read")),
         }
+    }
+
+    fn log(&self, record: &Record) {
+        if let Ok(root) = self.root() {
+            log::append(root, record);
+        }
+    }
+
+    fn read_log(&self) -> Result<(Vec<Record>, usize)> {
+        log::read(self.root()?)
+    }
+
+    fn describe(&self) -> String {
+        format!("files in `{}`", self.path.display())
     }
 }
 
@@ -443,44 +944,70 @@ struct AgentSlot {
     open: bool,
 }
 
-impl FileStore {
-    fn slot_path(&self, agent: &str) -> PathBuf {
-        self.root.join("agents").join(site::file_name(agent))
+/// Waits for a file's lock in a helper thread (`flock` has no timeout), so
+/// the wait can be cut into slices with a look at the holder between them.
+struct LockWaiter {
+    rx: mpsc::Receiver<io::Result<()>>,
+}
+
+impl LockWaiter {
+    fn new(file: &File) -> io::Result<Self> {
+        // The clone shares the open file description, so a lock it takes is
+        // this file's lock; it lives until the thread drops the clone.
+        let clone = file.try_clone()?;
+        let (tx, rx) = mpsc::sync_channel(1);
+        std::thread::spawn(move || {
+            let _ = tx.send(clone.lock());
+        });
+        Ok(Self { rx })
     }
 
-    /// Rewrite `agent`'s slot in place, padded with blanks over whatever it
-    /// held: a new file per call, or a rename, makes ext4 start writing the
-    /// data out at once, which costs more than the rest of the event. Only
-    /// the agent itself writes its slot, one call at a time.
-    fn write_slot(&self, agent: &str, record: &CallRecord, open: bool) -> Result<()> {
-        let path = self.slot_path(agent);
-        let slot = AgentSlot {
-            record: record.clone(),
-            open,
-        };
-        let file = open_making_dir(
-            OpenOptions::new().create(true).truncate(false).write(true),
-            &path,
-        )?;
-        let old = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
-        overwrite_json(&file, &path, &slot, old)?;
-        let now = record.started_ms;
-        if open
-            && now.is_multiple_of(64)
-            && let Some(dir) = path.parent()
-        {
-            sweep(dir, now, 7 * 24 * 3_600_000);
+    /// `Some` once the lock was taken (or failed), `None` after `timeout`.
+    fn wait(&self, timeout: Duration) -> Option<io::Result<()>> {
+        match self.rx.recv_timeout(timeout) {
+            Ok(r) => Some(r),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => Some(Err(ErrorKind::Other.into())),
         }
-        Ok(())
     }
 }
 
-/// Wakes when a site's state file is replaced. On Linux an inotify watch on
+/// Take `file`'s exclusive lock, blocking until `deadline` at most. Returns
+/// whether it was taken. The uncontended case is one non-blocking call.
+fn lock_by(file: &File, clock: &dyn Clock, deadline: Mono) -> io::Result<bool> {
+    match file.try_lock() {
+        Ok(()) => return Ok(true),
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(e)) => return Err(e),
+    }
+    let left = clock.left(deadline);
+    if left.is_zero() {
+        return Ok(false);
+    }
+    match LockWaiter::new(file)?.wait(left) {
+        Some(r) => r.map(|()| true),
+        None => Ok(false),
+    }
+}
+
+fn sweep(dir: &Dir, now_ms: EpochMs, older_than_ms: u64) {
+    let cutoff = now_ms.saturating_sub(older_than_ms);
+    for name in dir.names().unwrap_or_default() {
+        if let Ok(st) = dir.stat(&name)
+            && st.st_mode & libc::S_IFMT == libc::S_IFREG
+            && (st.st_mtime.max(0) as u64).saturating_mul(1000) < cutoff
+        {
+            let _ = dir.unlink(&name, false);
+        }
+    }
+}
+
+/// Wakes when a site's state file is written. On Linux an inotify watch on
 /// the site directory; elsewhere, or if inotify is unavailable, short sleeps.
-#[derive(Debug)]
 pub struct FileWatch {
     #[cfg(target_os = "linux")]
     fd: Option<std::os::fd::OwnedFd>,
+    clock: Arc<dyn Clock>,
 }
 
 /// How often a waiter without inotify looks at the state again.
@@ -488,46 +1015,45 @@ const POLL_FALLBACK: Duration = Duration::from_millis(20);
 
 impl FileWatch {
     #[cfg(target_os = "linux")]
-    fn new(dir: &Path) -> Self {
+    fn new(dir: &Dir, clock: Arc<dyn Clock>) -> Self {
         use std::os::{fd::FromRawFd, unix::ffi::OsStrExt};
-        let Ok(cpath) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-            return Self { fd: None };
+        let Ok(cpath) = std::ffi::CString::new(dir.path().as_os_str().as_bytes()) else {
+            return Self { fd: None, clock };
         };
         // SAFETY: plain syscalls; the fd is owned by OwnedFd from here on.
         let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
         if fd < 0 {
-            return Self { fd: None };
+            return Self { fd: None, clock };
         }
         let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
-        use std::os::fd::AsRawFd;
         // SAFETY: valid fd and NUL-terminated path.
         let wd = unsafe {
             // IN_MODIFY: the state is rewritten in place; IN_MOVED_TO: or
-            // replaced, when a corrupt one is healed. Nothing else in the
+            // replaced, when a lost one is healed. Nothing else in the
             // site's directory is ever written (the lock file is only locked).
             libc::inotify_add_watch(
                 fd.as_raw_fd(),
                 cpath.as_ptr(),
-                libc::IN_MODIFY | libc::IN_MOVED_TO,
+                libc::IN_MODIFY | libc::IN_MOVED_TO | libc::IN_DONT_FOLLOW,
             )
         };
         Self {
             fd: (wd >= 0).then_some(fd),
+            clock,
         }
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn new(_dir: &Path) -> Self {
-        Self {}
+    fn new(_dir: &Dir, clock: Arc<dyn Clock>) -> Self {
+        Self { clock }
     }
 }
 
 impl Watch for FileWatch {
     #[cfg(target_os = "linux")]
     fn wait(&mut self, timeout: Duration) -> Result<()> {
-        use std::os::fd::AsRawFd;
         let Some(fd) = &self.fd else {
-            std::thread::sleep(timeout.min(POLL_FALLBACK));
+            self.clock.sleep(timeout.min(POLL_FALLBACK));
             return Ok(());
         };
         // The kernel lets a poll-family timeout run late by 0.1 % of its
@@ -535,7 +1061,7 @@ impl Watch for FileWatch {
         // margin and sleep the rest with nanosleep, whose slack is 50 µs. A
         // change during that last stretch only means waking a little later
         // than the change allowed; never earlier than due.
-        let deadline = Instant::now() + timeout;
+        let start = self.clock.mono();
         let margin = (timeout / 1000).min(Duration::from_millis(100)) + Duration::from_micros(100);
         let poll_for = timeout.saturating_sub(margin);
         let mut pfd = libc::pollfd {
@@ -556,199 +1082,108 @@ impl Watch for FileWatch {
             while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
             return Ok(());
         }
-        std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
+        self.clock
+            .sleep(timeout.saturating_sub(self.clock.mono().since(start)));
         Ok(())
     }
 
     #[cfg(not(target_os = "linux"))]
     fn wait(&mut self, timeout: Duration) -> Result<()> {
-        std::thread::sleep(timeout.min(POLL_FALLBACK));
+        self.clock.sleep(timeout.min(POLL_FALLBACK));
         Ok(())
-    }
-}
-
-/// Take `file`'s exclusive lock, blocking until `deadline` at most. Returns
-/// whether it was taken. The uncontended case is one non-blocking call; a
-/// contended one blocks in a helper thread so the wait can be bounded
-/// (`flock` itself has no timeout).
-fn lock_by(file: &File, deadline: Instant) -> io::Result<bool> {
-    match file.try_lock() {
-        Ok(()) => return Ok(true),
-        Err(TryLockError::WouldBlock) => {}
-        Err(TryLockError::Error(e)) => return Err(e),
-    }
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
-        return Ok(false);
-    }
-    // The clone shares the open file description, so a lock it takes is this
-    // file's lock. If we time out and the thread wins later, the lock lives
-    // only until both handles are closed, which the caller does on return.
-    let clone = file.try_clone()?;
-    let (tx, rx) = mpsc::sync_channel(1);
-    std::thread::spawn(move || {
-        let _ = tx.send(clone.lock());
-    });
-    match rx.recv_timeout(left) {
-        Ok(r) => r.map(|()| true),
-        Err(_) => Ok(false),
-    }
-}
-
-fn same_file(path: &Path, file: &File) -> bool {
-    match (fs::metadata(path), file.metadata()) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
-}
-
-/// Open `path` (files are made 0600), first making its directory (0700) if
-/// it is missing: directories are made on the first write, not checked on
-/// every event.
-fn open_making_dir(options: &mut OpenOptions, path: &Path) -> Result<File> {
-    options.mode(0o600);
-    match options.open(path) {
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            make_dir(path.parent().unwrap_or(path))?;
-            options.open(path).map_err(|e| Error::io("open", path, e))
-        }
-        other => other.map_err(|e| Error::io("open", path, e)),
-    }
-}
-
-fn make_dir(path: &Path) -> Result<()> {
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(path)
-        .map_err(|e| Error::io("create directory", path, e))
-}
-
-/// Overwrite `file` (at `path`, `old_len` bytes long) with `value` as JSON in
-/// one write from offset 0, padded with blanks over the old contents: never
-/// truncated, so ext4 does not start writing it out (see `update_site`).
-fn overwrite_json(
-    file: &File,
-    path: &Path,
-    value: &impl serde::Serialize,
-    old_len: usize,
-) -> Result<()> {
-    let mut bytes = serde_json::to_vec(value).expect("state serializes");
-    bytes.push(b'\n');
-    if bytes.len() < old_len {
-        bytes.resize(old_len, b' ');
-    }
-    file.write_all_at(&bytes, 0)
-        .map_err(|e| Error::io("write", path, e))
-}
-
-/// Write JSON to `path` atomically: a temp file beside it, then rename.
-fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
-    let mut bytes = serde_json::to_vec(value).expect("state serializes");
-    bytes.push(b'\n');
-    write_bytes(path, &bytes)
-}
-
-/// Write `bytes` to `path` in place.
-fn write_direct(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = open_making_dir(
-        OpenOptions::new().create(true).truncate(true).write(true),
-        path,
-    )?;
-    f.write_all(bytes).map_err(|e| Error::io("write", path, e))
-}
-
-/// Write `bytes` to `path` atomically: a temp file beside it, then rename,
-/// making its directory (0700) if missing.
-pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    let mut f = open_making_dir(
-        OpenOptions::new().create(true).truncate(true).write(true),
-        &tmp,
-    )?;
-    f.write_all(bytes)
-        .map_err(|e| Error::io("write", &tmp, e))?;
-    drop(f);
-    fs::rename(&tmp, path).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        Error::io("replace", path, e)
-    })
-}
-
-fn sweep(dir: &Path, now_ms: EpochMs, older_than_ms: u64) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let cutoff =
-        std::time::UNIX_EPOCH + Duration::from_millis(now_ms.saturating_sub(older_than_ms));
-    for entry in entries.flatten() {
-        if entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| t < cutoff)
-        {
-            let _ = fs::remove_file(entry.path());
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decision::Policy;
 
     fn store(name: &str) -> FileStore {
         let dir =
             std::env::temp_dir().join(format!("pace-hook-unit-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        FileStore::open(dir, 60_000).unwrap()
+        let _ = std::fs::remove_dir_all(&dir);
+        FileStore::open(dir, Settings::default()).unwrap()
     }
 
-    fn soon() -> Instant {
-        Instant::now() + Duration::from_secs(5)
+    fn soon(s: &FileStore) -> Mono {
+        s.clock.mono().after(Duration::from_secs(5))
     }
+
+    const P: Policy = Policy {
+        interval_ms: 10,
+        hold_ms: 1_000,
+    };
 
     #[test]
     fn a_state_that_shrinks_in_place_reads_back_whole() {
         let s = store("shrink");
-        let p = Policy {
-            interval_ms: 10,
-            hold_ms: 1_000,
-        };
         for call in ["a-long-call-id-to-make-the-state-big", "b", "c"] {
-            s.update_site("x.com", 0, soon(), |st| st.admit(call, 5, &p))
-                .unwrap();
+            s.with_state("x.com", true, soon(&s), &P, |st, _| {
+                st.admit(call, 5, &P, None)
+            })
+            .unwrap();
         }
-        s.update_site("x.com", 0, soon(), |st| {
+        s.with_state("x.com", true, soon(&s), &P, |st, _| {
             st.in_flight.clear();
             st.last_finish_ms = Some(7);
         })
         .unwrap();
-        let state = s.update_site("x.com", 0, soon(), |st| st.clone()).unwrap();
+        let state = s.site_state("x.com").unwrap().unwrap();
         assert_eq!(state.last_finish_ms, Some(7));
         assert!(state.in_flight.is_empty());
-        let on_disk = fs::read(s.root().join("sites/x.com/state.json")).unwrap();
+        let on_disk = std::fs::read(s.root_path().join("sites/x.com/state.json")).unwrap();
         assert!(
             on_disk.ends_with(b" "),
             "old contents must be blanked, not left behind"
         );
-        let _ = fs::remove_dir_all(s.root());
+        let _ = std::fs::remove_dir_all(s.root_path());
     }
 
     #[test]
-    fn state_of_another_site_counts_as_corrupt() {
+    fn state_of_another_site_counts_as_lost_and_busy() {
         let s = store("other");
-        s.update_site("x.com", 0, soon(), |st| st.finish("a", 1))
-            .unwrap();
-        let dir = s.root().join("sites");
-        fs::rename(dir.join("x.com"), dir.join("y.com")).unwrap();
-        let e = s.update_site("y.com", 99, soon(), |_| ()).unwrap_err();
+        s.finish("x.com", "a", 10).unwrap();
+        let dir = s.root_path().join("sites");
+        std::fs::rename(dir.join("x.com"), dir.join("y.com")).unwrap();
+        let e = s.try_admit("y.com", "c", &P, None, soon(&s)).unwrap_err();
         assert!(matches!(e, Error::CorruptState { .. }), "{e}");
-        // Healed as busy from the given time.
-        let healed = s.update_site("y.com", 0, soon(), |st| st.clone()).unwrap();
-        assert_eq!(healed.last_finish_ms, Some(99));
-        let _ = fs::remove_dir_all(s.root());
+        // Healed as busy for a hold and an interval from the heal.
+        let a = s.try_admit("y.com", "c", &P, None, soon(&s)).unwrap();
+        assert!(matches!(a.decision, Decision::WaitUntil(_)), "{a:?}");
+        let _ = std::fs::remove_dir_all(s.root_path());
+    }
+
+    #[test]
+    fn an_empty_or_missing_state_is_busy_not_new() {
+        let s = store("empty");
+        s.finish("x.com", "a", 10).unwrap();
+        let state = s.root_path().join("sites/x.com/state.json");
+        std::fs::write(&state, b"").unwrap();
+        assert!(matches!(
+            s.try_admit("x.com", "c", &P, None, soon(&s)),
+            Err(Error::CorruptState { .. })
+        ));
+        std::fs::remove_file(&state).unwrap();
+        assert!(matches!(
+            s.try_admit("x.com", "c", &P, None, soon(&s)),
+            Err(Error::CorruptState { .. })
+        ));
+        let _ = std::fs::remove_dir_all(s.root_path());
+    }
+
+    #[test]
+    fn a_new_site_is_made_whole() {
+        let s = store("new");
+        let a = s.try_admit("x.com", "c", &P, None, soon(&s)).unwrap();
+        assert_eq!(a.decision, Decision::Go);
+        let dir = s.root_path().join("sites/x.com");
+        assert!(dir.join("lock").is_file());
+        assert!(dir.join("queue").is_dir());
+        let names: Vec<_> = std::fs::read_dir(s.root_path().join("sites"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["x.com"]);
+        let _ = std::fs::remove_dir_all(s.root_path());
     }
 }

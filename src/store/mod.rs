@@ -1,21 +1,68 @@
 //! Where the gate's shared state lives. The gate talks to a [`Store`] and
-//! nothing else, so a file store (one machine) and a Redis store (several
-//! machines) are interchangeable.
+//! nothing else, so the file store (one machine), the in-memory store (tests
+//! with a fake clock) and a networked store are interchangeable, and which
+//! one runs is chosen from the config when the program runs.
 //!
-//! A store keeps, per site: a FIFO queue of waiting callers, the site's
-//! [`SiteState`] behind a lock, and a way to sleep until that state changes.
-//! Beside them it keeps the tab→site map and the record of which sites each
-//! admitted call marked, for the Post side.
+//! A store keeps, per site: the site's [`SiteState`], changed only by the
+//! steps of [`crate::decision`] applied atomically (under a lock, a mutex, or
+//! as one server-side script); a FIFO queue of waiting callers; and a way to
+//! sleep until the state changes. Beside them it keeps the tab map and the
+//! record of which sites each admitted call marked, for the Post side, and the
+//! gate log.
+//!
+//! # Keeping a place alive
+//! A caller that waits holds things other callers wait behind: a place in a
+//! site's queue ([`Place`]) and, for a call that needs several sites, holds on
+//! the sites it has already taken ([`Lease`]). Each store frees them when
+//! their process dies *or stops making progress* (Ctrl-Z on a session), so a
+//! dead or stopped waiter costs the others seconds, not minutes:
+//! - the file store locks a file for each (`flock`, which the kernel drops
+//!   when the process dies) and renews its modification time every
+//!   [`RENEW_EVERY`] from a heartbeat thread, which stops with the process; a
+//!   place whose file is unlocked, or not renewed for [`LEASE_TTL`], is
+//!   reclaimed;
+//! - the in-memory store keeps the same rule with explicit liveness, for tests;
+//! - a networked store keeps each as a key with a time to live of
+//!   [`LEASE_TTL`], renewed the same way.
+//!
+//! A caller whose place was reclaimed while it was stopped finds out through
+//! [`Place::still_held`] or a failed [`Store::confirm`] and starts over.
 
-use std::{collections::BTreeMap, time::Duration, time::Instant};
+use std::{collections::BTreeMap, time::Duration};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{clock::EpochMs, decision::SiteState, error::Result};
+use crate::{
+    clock::{Clock, EpochMs, Mono},
+    decision::{Decision, Policy, SiteState},
+    error::Result,
+    log::Record,
+};
 
 pub mod file;
+mod heartbeat;
+pub mod memory;
 
 pub use file::FileStore;
+pub use memory::MemoryStore;
+
+/// The store the config asks for: the file store in the state directory.
+pub fn open(config: &crate::config::Config) -> Result<Box<dyn Store>> {
+    let root = crate::state_dir::default_root()?;
+    Ok(Box::new(FileStore::open(
+        root,
+        file::Settings {
+            lost: config.policy_of(None),
+            stale_after_ms: config.stale_after_ms,
+        },
+    )?))
+}
+
+/// How often a waiting process renews its places and leases.
+pub const RENEW_EVERY: Duration = Duration::from_millis(1_000);
+/// A place or lease not renewed for this long belongs to a process that is
+/// stopped or gone, and is reclaimed.
+pub const LEASE_TTL: Duration = Duration::from_millis(5_000);
 
 /// A caller could not reach the head of a site's queue before its deadline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,56 +71,38 @@ pub struct QueueTimeout {
     pub ahead: usize,
 }
 
-/// The tab→site map, shared by every process.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TabMap {
-    /// Tab id → what it is on.
-    #[serde(default)]
-    pub tabs: BTreeMap<String, TabEntry>,
+/// One look at a site, made atomically by the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attempt {
+    /// The store's time of the look (the admission time, if admitted).
+    pub at: EpochMs,
+    /// What the look decided.
+    pub decision: Decision,
+    /// For [`Decision::WaitUntil`]: how long to wait before looking again,
+    /// from the moment the store returned, by the store's clock: until the
+    /// time decided, or less if the state may change without a write the
+    /// watch would see (a lease lapsing).
+    pub wait: Duration,
+    /// No call is in flight on the site: only finishes and a backoff stand in
+    /// the way, and nothing but a hand-cleared backoff can make the site due
+    /// sooner. The waiter may then drop its watch and sleep the whole wait.
+    pub settled: bool,
 }
 
-/// What one tab is on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TabEntry {
-    /// Hosts the tab may be on: one once a tool result has shown it; the old
-    /// and the new host while a navigation has no result yet; none for a page
-    /// that is on no site (`about:blank`). Hosts, not site keys, so that the
-    /// Post side needs no config and a config change applies at once.
-    #[serde(alias = "sites")]
-    pub hosts: Vec<String>,
-    /// When this was learnt.
-    pub seen_ms: EpochMs,
+/// A place in a site's queue. Dropping it leaves the queue.
+pub trait Place: Send {
+    /// The place's ticket number (arrival order), for the log.
+    fn ticket(&self) -> u64;
+    /// Whether the place is still this caller's: `false` once it was
+    /// reclaimed while the process was stopped.
+    fn still_held(&self) -> Result<bool>;
 }
 
-impl TabMap {
-    /// The most tabs kept; the oldest are forgotten first.
-    pub const MAX_TABS: usize = 512;
-
-    /// Drop the oldest entries beyond [`Self::MAX_TABS`].
-    pub fn trim(&mut self) {
-        while self.tabs.len() > Self::MAX_TABS {
-            let oldest = self
-                .tabs
-                .iter()
-                .min_by_key(|(_, e)| e.seen_ms)
-                .map(|(k, _)| k.clone());
-            match oldest {
-                Some(k) => self.tabs.remove(&k),
-                None => break,
-            };
-        }
-    }
-}
-
-/// Which sites an admitted call marked, saved for its Post event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CallRecord {
-    /// The call's `tool_use_id`.
-    pub call: String,
-    /// Site keys it was admitted to.
-    pub sites: Vec<String>,
-    /// When it was admitted.
-    pub started_ms: EpochMs,
+/// Ties holds taken while a call still waits for other sites to this
+/// process: they lapse when it dies or stops. Dropping it ends the lease.
+pub trait Lease: Send {
+    /// The id stored with each hold it keeps.
+    fn id(&self) -> &str;
 }
 
 /// Sleeps until a site's state may have changed.
@@ -83,48 +112,150 @@ pub trait Watch {
     fn wait(&mut self, timeout: Duration) -> Result<()>;
 }
 
-/// Shared gate state.
-pub trait Store {
-    /// A place in a site's queue; dropping it leaves the queue.
-    type Place;
-    /// A watch on one site's state.
-    type Watch: Watch;
+/// The tab map, shared by every process: where each browser tab is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabMap {
+    /// Tab key (see [`crate::profile::TabRef::key`]) → what it is on.
+    #[serde(default)]
+    pub tabs: BTreeMap<String, TabEntry>,
+    /// Browser key → the key of its current tab, for tools that act on "the
+    /// current tab" without naming it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub current: BTreeMap<String, String>,
+}
+
+/// What one tab is on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabEntry {
+    /// Hosts the tab may be on now: one once a tool result has shown it; the
+    /// old and the new host while a navigation has no result yet; none for a
+    /// page on no site (`about:blank`). Hosts, not site keys, so that the Post
+    /// side needs no config. A `*` means "could not be read": every site.
+    #[serde(alias = "sites")]
+    pub hosts: Vec<String>,
+    /// Hosts the tab has been on, oldest first, at most
+    /// [`TabMap::MAX_HISTORY`]: where `back` and `forward` can lead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<String>,
+    /// When this was learnt.
+    pub seen_ms: EpochMs,
+}
+
+impl TabMap {
+    /// The most tabs kept; the oldest are forgotten first.
+    pub const MAX_TABS: usize = 512;
+    /// The most history hosts kept per tab.
+    pub const MAX_HISTORY: usize = 16;
+
+    /// Drop the oldest entries beyond [`Self::MAX_TABS`]: one sort, not a
+    /// scan per entry, however many a result listed.
+    pub fn trim(&mut self) {
+        if self.tabs.len() <= Self::MAX_TABS {
+            return;
+        }
+        let mut ages: Vec<(EpochMs, String)> = self
+            .tabs
+            .iter()
+            .map(|(k, e)| (e.seen_ms, k.clone()))
+            .collect();
+        ages.sort_unstable();
+        let excess = self.tabs.len() - Self::MAX_TABS;
+        for (_, k) in ages.into_iter().take(excess) {
+            self.tabs.remove(&k);
+        }
+        let tabs = &self.tabs;
+        self.current.retain(|_, t| tabs.contains_key(t));
+    }
+}
+
+/// Which sites an admitted call marked, saved for its Post event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// The call's key (session, agent, `tool_use_id`).
+    pub call: String,
+    /// Site keys it was admitted to.
+    pub sites: Vec<String>,
+    /// When it was admitted.
+    pub started_ms: EpochMs,
+    /// The strictest interval its caller required on any of its sites: a
+    /// finish recorded on a site the result reveals carries it.
+    #[serde(default)]
+    pub interval_ms: u64,
+}
+
+/// Shared gate state. Object-safe, so the backend is chosen at run time.
+pub trait Store: Send + Sync {
+    /// The clock for deadlines and sleeps in this process.
+    fn clock(&self) -> &dyn Clock;
 
     /// Whether nobody is waiting in `site`'s queue.
     fn queue_is_empty(&self, site: &str) -> Result<bool>;
 
     /// Join `site`'s queue and return once every caller that joined earlier
-    /// has left it, or give up at `deadline`.
+    /// has left it (or was reclaimed), or give up at `deadline`.
     fn join_queue(
         &self,
         site: &str,
-        deadline: Instant,
-    ) -> Result<Result<(Self::Place, u64), QueueTimeout>>;
+        deadline: Mono,
+    ) -> Result<Result<Box<dyn Place>, QueueTimeout>>;
 
     /// Start watching `site`'s state. Taken before reading the state, so a
     /// change between the read and the wait is not missed.
-    fn watch(&self, site: &str) -> Result<Self::Watch>;
+    fn watch(&self, site: &str) -> Result<Box<dyn Watch>>;
 
-    /// Read, change and write `site`'s state as one step under the site's
-    /// lock. A state that cannot be read is set aside, the site is reset as
-    /// busy until `heal_at`, and the call fails with
-    /// [`crate::Error::CorruptState`]: unreadable never means free.
-    fn update_site<R>(
+    /// A lease for holds taken while a call waits for its other sites.
+    fn lease(&self) -> Result<Box<dyn Lease>>;
+
+    /// One atomic look at `site`: drop holds whose lease lapsed, then
+    /// [`SiteState::try_admit`] `call` for a caller with `policy`. A state
+    /// that cannot be read is set busy as of now ([`SiteState::lost`]) and
+    /// the call fails with [`crate::Error::CorruptState`]: unreadable never
+    /// means free.
+    fn try_admit(
         &self,
         site: &str,
-        heal_at: EpochMs,
-        deadline: Instant,
-        f: impl FnOnce(&mut SiteState) -> R,
-    ) -> Result<R>;
+        call: &str,
+        policy: &Policy,
+        lease: Option<&str>,
+        deadline: Mono,
+    ) -> Result<Attempt>;
+
+    /// Record that `call` finished now on `site` ([`SiteState::finish`]);
+    /// returns the finish time written.
+    fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs>;
+
+    /// Forget `call`'s hold on `site`: it sent nothing.
+    fn cancel(&self, site: &str, call: &str) -> Result<bool>;
+
+    /// Turn `call`'s hold on `site` into an ordinary one from `started`
+    /// ([`SiteState::confirm`]); `false` if it lapsed.
+    fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool>;
+
+    /// Keep `call` in flight on `site` for another `hold_ms` from now.
+    fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool>;
+
+    /// Change `site`'s backoff as one step: `f` gets the state and the
+    /// store's now. Returns what `f` returned.
+    fn update_backoff(
+        &self,
+        site: &str,
+        f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
+    ) -> Result<Option<EpochMs>>;
+
+    /// `site`'s state as it stands, if it has one (for messages and status).
+    fn site_state(&self, site: &str) -> Result<Option<SiteState>>;
 
     /// Every site that has state in the store.
     fn known_sites(&self) -> Result<Vec<String>>;
 
-    /// The tab→site map.
+    /// How many callers wait in `site`'s queue.
+    fn queue_len(&self, site: &str) -> Result<usize>;
+
+    /// The tab map.
     fn tabs(&self) -> Result<TabMap>;
 
-    /// Change the tab→site map as one step.
-    fn update_tabs(&self, f: impl Fn(&mut TabMap)) -> Result<()>;
+    /// Change the tab map as one step.
+    fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()>;
 
     /// Save which sites a call marked. With `agent` (the session, or a
     /// subagent in it), the record is that agent's one open call: an agent's
@@ -136,4 +267,15 @@ pub trait Store {
 
     /// The call `agent` was last admitted for, if no finish has taken it.
     fn open_call_of(&self, agent: &str) -> Result<Option<CallRecord>>;
+
+    /// Append `record` to the gate log, best effort: a full disk must not
+    /// turn a call the gate admitted into a blocked one.
+    fn log(&self, record: &Record);
+
+    /// Every record of the gate log this store can see, and how many lines
+    /// could not be read.
+    fn read_log(&self) -> Result<(Vec<Record>, usize)>;
+
+    /// Where this store keeps its state, for messages (`status`, `doctor`).
+    fn describe(&self) -> String;
 }
