@@ -9,10 +9,11 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
+pub use crate::duration::{format_duration, parse_duration};
 use crate::{
-    decision::Policy,
+    decision::{Budget, CEILING_MS, MAX_BUDGET_CALLS, Policy},
     error::{Error, Result},
     gate::SiteRequest,
 };
@@ -22,21 +23,27 @@ pub const DEFAULT_INTERVAL_MS: u64 = 10_000;
 /// Default time an admitted call holds its site if no Post event comes.
 pub const DEFAULT_HOLD_MS: u64 = 120_000;
 /// Default longest wait before a call gives up and is blocked. Under the
-/// 300 s hook timeout the README sets, so pace-hook always answers before
+/// 300 s hook timeout `install` writes, so pace-hook always answers before
 /// Claude Code would kill it and let the call through.
 pub const DEFAULT_MAX_WAIT_MS: u64 = 270_000;
 /// Default age after which a lock or queue place is reclaimed even if its
 /// owner still seems alive.
 pub const DEFAULT_STALE_AFTER_MS: u64 = 15 * 60_000;
+/// Default longest backoff a site's 429 or 503 without `Retry-After` grows to.
+pub const DEFAULT_MAX_BACKOFF_MS: u64 = 10 * 60_000;
 
 /// A configured site: a name that owns some domains and their subdomains,
 /// borrowed from the config.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Site<'a> {
-    /// The site key, used in messages, the log and file names.
+    /// The site's name, for messages and `pace-hook run --site`.
     pub name: &'a str,
     /// The site's own interval, if it has one.
     pub interval_ms: Option<u64>,
+    /// The site's own jitter, if it has one.
+    pub jitter_ms: Option<u64>,
+    /// The site's own budget, if it has one.
+    pub budget: Option<Budget>,
     domains: &'a str,
 }
 
@@ -46,20 +53,85 @@ impl<'a> Site<'a> {
         self.domains.split(' ').filter(|d| !d.is_empty())
     }
 
-    /// One line of [`Config`]'s site list: `name interval|- domain…`.
+    /// One line of [`Config`]'s site list:
+    /// `name interval|- jitter|- calls/window|- domain…`.
     fn parse(line: &'a str) -> Option<Self> {
-        let (name, rest) = line.split_once(' ')?;
-        let (interval, domains) = rest.split_once(' ').unwrap_or((rest, ""));
-        let interval_ms = match interval {
+        let mut parts = line.splitn(5, ' ');
+        let name = parts.next()?;
+        let num = |t: &str| -> Option<Option<u64>> {
+            match t {
+                "-" => Some(None),
+                ms => Some(Some(ms.parse().ok()?)),
+            }
+        };
+        let interval_ms = num(parts.next()?)?;
+        let jitter_ms = num(parts.next()?)?;
+        let budget = match parts.next()? {
             "-" => None,
-            ms => Some(ms.parse().ok()?),
+            b => {
+                let (calls, window) = b.split_once('/')?;
+                Some(Budget {
+                    calls: calls.parse().ok()?,
+                    window_ms: window.parse().ok()?,
+                })
+            }
         };
         Some(Self {
             name,
             interval_ms,
-            domains,
+            jitter_ms,
+            budget,
+            domains: parts.next().unwrap_or(""),
         })
     }
+}
+
+/// Where the gate's state lives.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Backend {
+    /// Files in the state directory: one machine.
+    #[default]
+    File,
+    /// A Redis server (`redis://` or `rediss://` URL): every machine that
+    /// points at it.
+    Redis(String),
+}
+
+/// What a Pre does when the backend cannot be reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum OnBackendError {
+    /// Block the call (fail closed).
+    #[default]
+    Block,
+    /// Fall back to the file gate on this machine, with a warning.
+    Local,
+}
+
+/// How a declared tool is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolClass {
+    /// Paced on its site.
+    Pace,
+    /// Passed at once, uncounted.
+    Skip,
+    /// Blocked with the declared reason.
+    Block,
+}
+
+/// A tool the user declared with `[[tool]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolRule {
+    /// A regex over the full tool name, anchored at both ends.
+    pub pattern: String,
+    /// How its calls are treated.
+    pub class: ToolClass,
+    /// JSON pointer into the input to the URL the call goes to.
+    pub url: Option<String>,
+    /// JSON pointer into the input to JavaScript to analyse.
+    pub code: Option<String>,
+    /// For `block`: what the model is told.
+    pub reason: Option<String>,
 }
 
 /// The whole configuration.
@@ -73,7 +145,19 @@ pub struct Config {
     pub max_wait_ms: u64,
     /// Age after which a queue place or lock is reclaimed regardless.
     pub stale_after_ms: u64,
-    /// Configured sites, a line each: `name interval|- domain…`. Names and
+    /// Up to this much random extra on each call's interval.
+    pub jitter_ms: u64,
+    /// At most so many calls per site in any window of so long.
+    pub budget: Option<Budget>,
+    /// The longest a doubling backoff grows to.
+    pub max_backoff_ms: u64,
+    /// Where the gate's state lives.
+    pub backend: Backend,
+    /// What to do when the backend cannot be reached.
+    pub on_backend_error: OnBackendError,
+    /// Tools the user declared.
+    pub tools: Vec<ToolRule>,
+    /// Configured sites, a line each (see [`Site::parse`]). Names and
     /// domains are checked to hold no blanks, so nothing needs quoting. One
     /// string rather than a `Vec` of structs: a config with a thousand sites
     /// is loaded on every paced event, and this loads with one allocation.
@@ -89,6 +173,12 @@ impl Default for Config {
             hold_ms: DEFAULT_HOLD_MS,
             max_wait_ms: DEFAULT_MAX_WAIT_MS,
             stale_after_ms: DEFAULT_STALE_AFTER_MS,
+            jitter_ms: 0,
+            budget: None,
+            max_backoff_ms: DEFAULT_MAX_BACKOFF_MS,
+            backend: Backend::File,
+            on_backend_error: OnBackendError::Block,
+            tools: Vec::new(),
             sites: String::new(),
             source: None,
         }
@@ -102,8 +192,15 @@ struct RawConfig {
     in_flight_hold: Option<String>,
     max_wait: Option<String>,
     stale_after: Option<String>,
+    jitter: Option<String>,
+    budget: Option<String>,
+    max_backoff: Option<String>,
+    backend: Option<String>,
+    on_backend_error: Option<String>,
     #[serde(default)]
     site: Vec<RawSite>,
+    #[serde(default)]
+    tool: Vec<RawTool>,
 }
 
 #[derive(Deserialize)]
@@ -113,14 +210,43 @@ struct RawSite {
     #[serde(default)]
     domains: Vec<String>,
     interval: Option<String>,
+    jitter: Option<String>,
+    budget: Option<String>,
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTool {
+    #[serde(rename = "match")]
+    pattern: String,
+    class: String,
+    url: Option<String>,
+    code: Option<String>,
+    reason: Option<String>,
+}
+
+/// The backend URL from `PACE_HOOK_BACKEND`, which overrides the config's.
+const BACKEND_VAR: &str = "PACE_HOOK_BACKEND";
 
 impl Config {
     /// Find and load the config: `PACE_HOOK_CONFIG`, else
     /// `$CLAUDE_PROJECT_DIR/.claude/pace-hook.toml`, else
     /// `$XDG_CONFIG_HOME/pace-hook/config.toml` (`~/.config/...`), else the
     /// defaults. A file named by `PACE_HOOK_CONFIG` must exist.
+    /// `PACE_HOOK_BACKEND` overrides the backend.
     pub fn discover() -> Result<Self> {
+        let mut config = Self::find()?;
+        if let Some(url) = env::var(BACKEND_VAR).ok().filter(|v| !v.trim().is_empty()) {
+            config.backend = parse_backend(&url).map_err(|message| Error::Config {
+                path: PathBuf::from(format!("${BACKEND_VAR}")),
+                line: None,
+                message,
+            })?;
+        }
+        Ok(config)
+    }
+
+    fn find() -> Result<Self> {
         if let Some(path) = env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
             return Self::load(Path::new(&path));
         }
@@ -185,14 +311,41 @@ impl Config {
             hold_ms: duration("in_flight_hold", raw.in_flight_hold, DEFAULT_HOLD_MS)?,
             max_wait_ms: duration("max_wait", raw.max_wait, DEFAULT_MAX_WAIT_MS)?,
             stale_after_ms: duration("stale_after", raw.stale_after, DEFAULT_STALE_AFTER_MS)?,
+            jitter_ms: duration("jitter", raw.jitter, 0)?,
+            budget: match raw.budget {
+                None => None,
+                Some(b) => Some(
+                    parse_budget(&b)
+                        .map_err(|m| bad(line_for("budget"), format!("`budget`: {m}")))?,
+                ),
+            },
+            max_backoff_ms: duration("max_backoff", raw.max_backoff, DEFAULT_MAX_BACKOFF_MS)?,
+            backend: match raw.backend {
+                None => Backend::File,
+                Some(b) => parse_backend(&b)
+                    .map_err(|m| bad(line_for("backend"), format!("`backend`: {m}")))?,
+            },
+            on_backend_error: match raw.on_backend_error.as_deref() {
+                None | Some("block") => OnBackendError::Block,
+                Some("local") => OnBackendError::Local,
+                Some(other) => {
+                    return Err(bad(
+                        line_for("on_backend_error"),
+                        format!("`on_backend_error`: `{other}` is not `block` or `local`"),
+                    ));
+                }
+            },
+            tools: Vec::new(),
             sites: String::new(),
             source: Some(path.to_owned()),
         };
         for (key, ms) in [
             ("interval", config.interval_ms),
             ("in_flight_hold", config.hold_ms),
+            ("jitter", config.jitter_ms),
+            ("max_backoff", config.max_backoff_ms),
         ] {
-            if ms > crate::decision::CEILING_MS {
+            if ms > CEILING_MS {
                 return Err(bad(
                     line_for(key),
                     format!("`{key}` ({}) is longer than a day", format_duration(ms)),
@@ -213,7 +366,7 @@ impl Config {
         }
         let mut names = std::collections::HashSet::with_capacity(raw.site.len());
         for (i, site) in raw.site.into_iter().enumerate() {
-            let site_line = |key: &str| key_line(text, Some(i), key);
+            let site_line = |key: &str| key_line(text, Some(("site", i)), key);
             let name = site.name.trim().to_ascii_lowercase();
             if name.is_empty()
                 || !name
@@ -245,26 +398,100 @@ impl Config {
                 })?;
                 domains.push(host);
             }
-            let interval_ms = match site.interval {
-                None => None,
-                Some(v) => Some(parse_duration(&v).map_err(|m| {
-                    bad(
-                        site_line("interval"),
-                        format!("site `{name}`: `interval`: {m}"),
-                    )
-                })?),
+            let site_duration = |key: &str, v: Option<String>| -> Result<Option<u64>> {
+                v.map(|v| {
+                    parse_duration(&v)
+                        .map_err(|m| bad(site_line(key), format!("site `{name}`: `{key}`: {m}")))
+                        .and_then(|ms| {
+                            if ms > CEILING_MS {
+                                Err(bad(
+                                    site_line(key),
+                                    format!("site `{name}`: `{key}` is longer than a day"),
+                                ))
+                            } else {
+                                Ok(ms)
+                            }
+                        })
+                })
+                .transpose()
             };
-            config.push_site(&name, interval_ms, domains.iter().map(String::as_str));
+            let interval_ms = site_duration("interval", site.interval)?;
+            let jitter_ms = site_duration("jitter", site.jitter)?;
+            let budget = site
+                .budget
+                .map(|b| {
+                    parse_budget(&b).map_err(|m| {
+                        bad(site_line("budget"), format!("site `{name}`: `budget`: {m}"))
+                    })
+                })
+                .transpose()?;
+            config.push_site(
+                &name,
+                interval_ms,
+                jitter_ms,
+                budget,
+                domains.iter().map(String::as_str),
+            );
+        }
+        for (i, tool) in raw.tool.into_iter().enumerate() {
+            let tool_line = |key: &str| key_line(text, Some(("tool", i)), key);
+            let anchored = format!("^(?:{})$", tool.pattern);
+            if let Err(e) = regex_lite::Regex::new(&anchored) {
+                return Err(bad(
+                    tool_line("match"),
+                    format!("tool `{}`: not a regex: {e}", tool.pattern),
+                ));
+            }
+            let class = match tool.class.as_str() {
+                "pace" => ToolClass::Pace,
+                "skip" => ToolClass::Skip,
+                "block" => ToolClass::Block,
+                other => {
+                    return Err(bad(
+                        tool_line("class"),
+                        format!(
+                            "tool `{}`: class `{other}` is not `pace`, `skip` or `block`",
+                            tool.pattern
+                        ),
+                    ));
+                }
+            };
+            for (key, pointer) in [("url", &tool.url), ("code", &tool.code)] {
+                if let Some(p) = pointer
+                    && !(p.is_empty() || p.starts_with('/'))
+                {
+                    return Err(bad(
+                        tool_line(key),
+                        format!(
+                            "tool `{}`: `{key}` must be a JSON pointer such as \"/url\"",
+                            tool.pattern
+                        ),
+                    ));
+                }
+            }
+            config.tools.push(ToolRule {
+                pattern: tool.pattern,
+                class,
+                url: tool.url,
+                code: tool.code,
+                reason: tool.reason,
+            });
         }
         Ok(config)
     }
 
-    /// The policy of the configured site named `name`, or the global one.
+    /// The policy of configured site `site`, or the global one.
     pub fn policy_of(&self, site: Option<Site<'_>>) -> Policy {
         Policy {
             interval_ms: site.and_then(|s| s.interval_ms).unwrap_or(self.interval_ms),
             hold_ms: self.hold_ms,
+            budget: site.and_then(|s| s.budget).or(self.budget),
         }
+    }
+
+    /// The jitter for configured site `site`, or the global one.
+    pub fn jitter_of(&self, site: Option<Site<'_>>) -> u64 {
+        site.and_then(|s| s.jitter_ms).unwrap_or(self.jitter_ms)
     }
 
     /// The gates a request to `host` goes through, each with the policy
@@ -282,34 +509,57 @@ impl Config {
             None => vec![SiteRequest {
                 site: own,
                 policy: self.policy_of(None),
+                jitter_ms: self.jitter_ms,
             }],
             Some(group) => {
                 let policy = self.policy_of(Some(group));
+                let jitter_ms = self.jitter_of(Some(group));
                 let mut keys: Vec<String> =
                     group.domains().map(crate::site::key_for_host).collect();
                 keys.push(own);
                 keys.sort();
                 keys.dedup();
                 keys.into_iter()
-                    .map(|site| SiteRequest { site, policy })
+                    .map(|site| SiteRequest {
+                        site,
+                        policy,
+                        jitter_ms,
+                    })
                     .collect()
             }
         }
     }
 
+    /// The configured site with a domain under gate key `key`, the one with
+    /// the longest interval if several.
+    pub fn group_of_key(&self, key: &str) -> Option<Site<'_>> {
+        self.sites()
+            .filter(|g| g.domains().any(|d| crate::site::key_for_host(d) == key))
+            .max_by_key(|g| g.interval_ms.unwrap_or(self.interval_ms))
+    }
+
     /// The policy this config requires on gate key `key`: the strictest
-    /// interval of any configured site with a domain under that key, else
-    /// the global one. For calls paced on sites known only by their key.
+    /// configured site with a domain under that key, else the global one.
+    /// For calls paced on sites known only by their key.
     pub fn policy_for_key(&self, key: &str) -> Policy {
+        self.request_for_key(key).policy
+    }
+
+    /// [`Self::policy_for_key`], with the jitter that goes with it.
+    pub fn request_for_key(&self, key: &str) -> SiteRequest {
         let mut policy = self.policy_of(None);
-        for group in self.sites() {
-            if group.domains().any(|d| crate::site::key_for_host(d) == key) {
-                policy.interval_ms = policy
-                    .interval_ms
-                    .max(group.interval_ms.unwrap_or(self.interval_ms));
-            }
+        let mut jitter_ms = self.jitter_ms;
+        if let Some(group) = self.group_of_key(key) {
+            let p = self.policy_of(Some(group));
+            policy.interval_ms = policy.interval_ms.max(p.interval_ms);
+            policy.budget = p.budget;
+            jitter_ms = self.jitter_of(Some(group));
         }
-        policy
+        SiteRequest {
+            site: key.to_owned(),
+            policy,
+            jitter_ms,
+        }
     }
 
     /// Every gate key the config names: the keys of every configured
@@ -390,13 +640,23 @@ impl Config {
         &mut self,
         name: &str,
         interval_ms: Option<u64>,
+        jitter_ms: Option<u64>,
+        budget: Option<Budget>,
         domains: impl Iterator<Item = &'d str>,
     ) {
         use std::fmt::Write as _;
         self.sites.push_str(name);
-        match interval_ms {
-            Some(ms) => {
-                let _ = write!(self.sites, " {ms}");
+        for v in [interval_ms, jitter_ms] {
+            match v {
+                Some(ms) => {
+                    let _ = write!(self.sites, " {ms}");
+                }
+                None => self.sites.push_str(" -"),
+            }
+        }
+        match budget {
+            Some(b) => {
+                let _ = write!(self.sites, " {}/{}", b.calls, b.window_ms);
             }
             None => self.sites.push_str(" -"),
         }
@@ -406,6 +666,42 @@ impl Config {
         }
         self.sites.push('\n');
     }
+}
+
+/// `"300/24h"`: at most 300 calls in any 24 hours.
+pub fn parse_budget(text: &str) -> Result<Budget, String> {
+    let (calls, window) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not a budget; write e.g. \"300/24h\""))?;
+    let calls: u32 = calls
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{calls}` is not a number of calls"))?;
+    if calls == 0 || calls > MAX_BUDGET_CALLS {
+        return Err(format!(
+            "the number of calls must be between 1 and {MAX_BUDGET_CALLS}"
+        ));
+    }
+    let window_ms = parse_duration(window)?;
+    if window_ms == 0 || window_ms > 30 * CEILING_MS {
+        return Err("the window must be longer than 0 and at most 30 days".to_owned());
+    }
+    Ok(Budget { calls, window_ms })
+}
+
+/// `"file"`, or a `redis://` / `rediss://` URL.
+pub fn parse_backend(text: &str) -> Result<Backend, String> {
+    let t = text.trim();
+    if t == "file" {
+        return Ok(Backend::File);
+    }
+    let lower = t.to_ascii_lowercase();
+    if lower.starts_with("redis://") || lower.starts_with("rediss://") {
+        return Ok(Backend::Redis(t.to_owned()));
+    }
+    Err(format!(
+        "`{t}` is not a backend; write \"file\" or a URL such as \"redis://host:6379/0\""
+    ))
 }
 
 /// The text of the regular file at `path`. Anything else (a FIFO would hang
@@ -441,16 +737,25 @@ fn candidate_paths() -> Vec<PathBuf> {
     paths
 }
 
-/// The 1-based line where `key` is set: among the top-level keys (`site`
-/// `None`) or in the `site`-th `[[site]]` table, else that table's header.
-fn key_line(text: &str, site: Option<usize>, key: &str) -> Option<usize> {
-    let mut section: Option<usize> = None;
+/// The 1-based line where `key` is set: among the top-level keys (`table`
+/// `None`) or in the `i`-th `[[name]]` table for `Some((name, i))`, else
+/// that table's header.
+fn key_line(text: &str, table: Option<(&str, usize)>, key: &str) -> Option<usize> {
+    let mut section: Option<(String, usize)> = None;
+    let mut counts: std::collections::HashMap<String, usize> = Default::default();
     let mut header = None;
+    let wanted = table.map(|(n, i)| (n.to_owned(), i));
     for (n, line) in text.lines().enumerate() {
         let line = line.trim_start();
-        if line.starts_with("[[site]]") {
-            section = Some(section.map_or(0, |s| s + 1));
-            if section == site {
+        if let Some(name) = line
+            .strip_prefix("[[")
+            .and_then(|r| r.split_once("]]"))
+            .map(|(name, _)| name.trim().to_owned())
+        {
+            let c = counts.entry(name.clone()).or_insert(0);
+            section = Some((name, *c));
+            *c += 1;
+            if section == wanted {
                 header = Some(n + 1);
             }
             continue;
@@ -458,7 +763,7 @@ fn key_line(text: &str, site: Option<usize>, key: &str) -> Option<usize> {
         let sets_key = line
             .strip_prefix(key)
             .is_some_and(|rest| rest.trim_start().starts_with('='));
-        if section == site && sets_key {
+        if section == wanted && sets_key {
             return Some(n + 1);
         }
     }
@@ -471,59 +776,6 @@ fn line_of(text: &str, byte: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
-}
-
-/// Parse a duration such as `10s`, `250ms`, `1.5s`, `2m` or `1h` into
-/// milliseconds.
-pub fn parse_duration(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| format!("`{text}` has no unit; write e.g. \"10s\" or \"250ms\""))?;
-    if split == 0 {
-        return Err(format!(
-            "`{text}` is not a duration; write e.g. \"10s\" or \"250ms\""
-        ));
-    }
-    let (number, unit) = t.split_at(split);
-    let scale = match unit.trim() {
-        "ms" => 1.0,
-        "s" => 1_000.0,
-        "m" | "min" => 60_000.0,
-        "h" => 3_600_000.0,
-        other => {
-            return Err(format!(
-                "unknown unit `{other}` in `{text}`; use ms, s, m or h"
-            ));
-        }
-    };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration; write e.g. \"10s\" or \"250ms\""))?;
-    let ms = value * scale;
-    if !ms.is_finite() || ms > (u64::MAX / 4) as f64 {
-        return Err(format!("`{text}` is too long"));
-    }
-    Ok(ms.ceil() as u64)
-}
-
-/// Format milliseconds for a person: `250 ms`, `10 s`, `2.5 s`, `4 min 30 s`.
-pub fn format_duration(ms: u64) -> String {
-    if ms < 1_000 {
-        format!("{ms} ms")
-    } else if ms < 60_000 {
-        if ms.is_multiple_of(1_000) {
-            format!("{} s", ms / 1_000)
-        } else {
-            format!("{:.1} s", ms as f64 / 1_000.0)
-        }
-    } else {
-        let s = ms.div_ceil(1_000);
-        match s % 60 {
-            0 => format!("{} min", s / 60),
-            r => format!("{} min {r} s", s / 60),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -619,25 +871,6 @@ mod tests {
             "config `/x/pace-hook.toml` line 1: `stale_after` (15 min) must be longer than `max_wait` (20 min)"
         );
     }
-
-    #[test]
-    fn durations_parse_in_every_unit() {
-        assert_eq!(parse_duration("250ms"), Ok(250));
-        assert_eq!(parse_duration("10s"), Ok(10_000));
-        assert_eq!(parse_duration("1.5s"), Ok(1_500));
-        assert_eq!(parse_duration("2m"), Ok(120_000));
-        assert_eq!(parse_duration("1h"), Ok(3_600_000));
-        assert!(parse_duration("10").is_err());
-        assert!(parse_duration("10 parsecs").is_err());
-    }
-
-    #[test]
-    fn durations_format_for_people() {
-        assert_eq!(format_duration(250), "250 ms");
-        assert_eq!(format_duration(10_000), "10 s");
-        assert_eq!(format_duration(2_500), "2.5 s");
-        assert_eq!(format_duration(270_000), "4 min 30 s");
-    }
 }
 
 /// A parsed copy of each config file, kept in the state directory under the
@@ -705,11 +938,20 @@ mod cache {
         }
     }
 
-    const MAGIC: &str = "pace-hook config cache 1";
+    const MAGIC: &str = "pace-hook config cache 2";
 
-    /// The cache's text: a line of key, a line of settings, then the config's
-    /// site lines as they are and `end`. Loading it is one allocation,
-    /// whatever the number of sites.
+    /// What the settings line does not hold, as one JSON line.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Extra {
+        budget: Option<crate::decision::Budget>,
+        backend: super::Backend,
+        on_backend_error: super::OnBackendError,
+        tools: Vec<super::ToolRule>,
+    }
+
+    /// The cache's text: a line of key, a line of numeric settings, a JSON
+    /// line of the rest, then the config's site lines as they are and `end`.
+    /// Loading it is a few allocations, whatever the number of sites.
     pub(super) fn encode(key: &Key, c: &Config) -> String {
         use std::fmt::Write as _;
         let mut out = format!("{MAGIC}\nkey");
@@ -718,9 +960,23 @@ mod cache {
         }
         let _ = write!(
             out,
-            "\nsettings {} {} {} {}\n",
-            c.interval_ms, c.hold_ms, c.max_wait_ms, c.stale_after_ms
+            "\nsettings {} {} {} {} {} {}\n",
+            c.interval_ms,
+            c.hold_ms,
+            c.max_wait_ms,
+            c.stale_after_ms,
+            c.jitter_ms,
+            c.max_backoff_ms
         );
+        let extra = Extra {
+            budget: c.budget,
+            backend: c.backend.clone(),
+            on_backend_error: c.on_backend_error,
+            tools: c.tools.clone(),
+        };
+        out.push_str("extra ");
+        out.push_str(&serde_json::to_string(&extra).expect("extra serializes"));
+        out.push('\n');
         out.push_str(&c.sites);
         out.push_str("end\n");
         out
@@ -740,28 +996,34 @@ mod cache {
         }
         let mut n = lines.next()?.strip_prefix("settings ")?.split(' ');
         let mut num = || -> Option<u64> { n.next()?.parse().ok() };
-        let settings = Config {
-            interval_ms: num()?,
-            hold_ms: num()?,
-            max_wait_ms: num()?,
-            stale_after_ms: num()?,
-            sites: String::new(),
-            source: Some(path.to_owned()),
-        };
+        let (interval_ms, hold_ms, max_wait_ms, stale_after_ms, jitter_ms, max_backoff_ms) =
+            (num()?, num()?, num()?, num()?, num()?, num()?);
+        let extra_line = lines.next()?;
+        let extra: Extra = serde_json::from_str(extra_line.strip_prefix("extra ")?).ok()?;
         // The site lines are the config's own text, sliced out whole. The
         // file is replaced by rename, so it is whole or absent; `end` guards
         // against anything cut short all the same.
-        let start = text.find("\nsettings ")? + 1;
+        let start = text.find("\nextra ")? + 1;
         let start = start + text[start..].find('\n')? + 1;
         let end = text.len().checked_sub(4).filter(|&e| e >= start)?;
-        if &text[end..] != "end\n" || !text[..end].ends_with('\n') {
+        if &text[end..] != "end\n" || !text[..end].ends_with('\n') && end != start {
             return None;
         }
         Some((
             key,
             Config {
+                interval_ms,
+                hold_ms,
+                max_wait_ms,
+                stale_after_ms,
+                jitter_ms,
+                budget: extra.budget,
+                max_backoff_ms,
+                backend: extra.backend,
+                on_backend_error: extra.on_backend_error,
+                tools: extra.tools,
                 sites: text[start..end].to_owned(),
-                ..settings
+                source: Some(path.to_owned()),
             },
         ))
     }
@@ -774,7 +1036,7 @@ mod cache {
         fn the_cache_text_round_trips() {
             let path = Path::new("/x/c.toml");
             let c = Config::parse(
-                "interval = \"2s\"\n[[site]]\nname = \"a\"\ndomains = [\"a.com\", \"b.org\"]\ninterval = \"30s\"\n[[site]]\nname = \"z\"\n",
+                "interval = \"2s\"\njitter = \"1s\"\nbackend = \"redis://h:1/0\"\n[[site]]\nname = \"a\"\ndomains = [\"a.com\", \"b.org\"]\ninterval = \"30s\"\nbudget = \"5/1h\"\n[[site]]\nname = \"z\"\n[[tool]]\nmatch = \"mcp__x__go\"\nclass = \"pace\"\nurl = \"/url\"\n",
                 path,
             )
             .unwrap();

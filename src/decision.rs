@@ -31,13 +31,28 @@ pub const CLOCK_SLACK_MS: u64 = 1_000;
 pub const CEILING_MS: u64 = 24 * 3_600_000;
 
 /// How a site is paced, as one caller's config says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Policy {
     /// Least time from the end of one request to the start of the next.
     pub interval_ms: u64,
     /// How long an admitted call keeps the site busy if no Post event comes.
     pub hold_ms: u64,
+    /// At most this many admissions in any window of this length.
+    pub budget: Option<Budget>,
 }
+
+/// At most `calls` admissions to a site in any sliding window of
+/// `window_ms`, counted across every process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    /// How many.
+    pub calls: u32,
+    /// In how long.
+    pub window_ms: u64,
+}
+
+/// The most admission times a site keeps for budgets, whatever a config asks.
+pub const MAX_BUDGET_CALLS: u32 = 10_000;
 
 /// What the gate should do with a call for one site, now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +65,9 @@ pub enum Decision {
     Duplicate,
     /// Not before `until` (epoch ms); the state may change sooner.
     WaitUntil(EpochMs),
+    /// The caller's budget for the site is spent until `until`: block now,
+    /// a wait that long would outlive the hook.
+    OverBudget(EpochMs),
 }
 
 /// A call admitted to a site whose finish has not been recorded yet.
@@ -104,6 +122,17 @@ pub struct SiteState {
     /// Set while the site has asked for less traffic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backoff: Option<Backoff>,
+    /// The latest admission times, oldest first, for budgets: at most
+    /// `keep` of them, the largest budget any caller has asked about.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub admits: Vec<EpochMs>,
+    /// How many admission times to keep.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub keep: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl SiteState {
@@ -153,6 +182,22 @@ impl SiteState {
         self.last_finish_ms.into_iter().chain(holds).max()
     }
 
+    /// When a caller with `budget` may be admitted again, if its budget is
+    /// spent now: the admission that would fall out of the window.
+    pub fn budget_spent(&self, now: EpochMs, budget: &Budget) -> Option<EpochMs> {
+        let n = budget.calls as usize;
+        if n == 0 {
+            return Some(now.saturating_add(budget.window_ms));
+        }
+        let oldest = *self
+            .admits
+            .len()
+            .checked_sub(n)
+            .and_then(|i| self.admits.get(i))?;
+        let free = oldest.saturating_add(budget.window_ms);
+        (free > now).then_some(free)
+    }
+
     /// Whether `call` is already in flight here.
     pub fn holds(&self, call: &str) -> bool {
         self.in_flight.iter().any(|f| f.call == call)
@@ -178,6 +223,11 @@ impl SiteState {
             }
             f.until_ms = f.until_ms.min(f.started_ms.saturating_add(len));
             f.interval_ms = f.interval_ms.min(CEILING_MS);
+        }
+        for t in &mut self.admits {
+            if ahead(*t) {
+                *t = now;
+            }
         }
         if let Some(b) = &mut self.backoff {
             let len = b.until_ms.saturating_sub(b.set_ms).min(CEILING_MS);
@@ -212,6 +262,12 @@ impl SiteState {
         if self.holds(call) {
             return Decision::Duplicate;
         }
+        if let Some(budget) = &policy.budget {
+            self.keep = self.keep.max(budget.calls.min(MAX_BUDGET_CALLS));
+            if let Some(free) = self.budget_spent(now, budget) {
+                return Decision::OverBudget(free);
+            }
+        }
         match decide(now, self, policy) {
             Decision::Go => {
                 self.admit(call, now, policy, lease);
@@ -226,6 +282,11 @@ impl SiteState {
     pub fn admit(&mut self, call: &str, now: EpochMs, policy: &Policy, lease: Option<&str>) {
         self.fold_expired(now);
         self.in_flight.retain(|f| f.call != call);
+        if self.keep > 0 {
+            self.admits.push(now);
+            let excess = self.admits.len().saturating_sub(self.keep as usize);
+            self.admits.drain(..excess);
+        }
         self.in_flight.push(InFlight {
             call: call.to_owned(),
             started_ms: now,
@@ -342,6 +403,7 @@ mod tests {
     const POLICY: Policy = Policy {
         interval_ms: 10_000,
         hold_ms: 120_000,
+        budget: None,
     };
 
     fn policy(interval_ms: u64) -> Policy {
@@ -573,6 +635,35 @@ mod tests {
             strikes: 1,
         });
         assert_eq!(decide(11_000, &s, &POLICY), Decision::WaitUntil(61_000));
+    }
+
+    #[test]
+    fn a_spent_budget_blocks_until_the_oldest_admission_leaves_the_window() {
+        let p = Policy {
+            interval_ms: 0,
+            budget: Some(Budget {
+                calls: 2,
+                window_ms: 60_000,
+            }),
+            ..POLICY
+        };
+        let mut s = SiteState::new("a.com");
+        assert_eq!(s.try_admit("a", 1_000, &p, None), Decision::Go);
+        s.finish("a", 1_000, 0);
+        assert_eq!(s.try_admit("b", 2_000, &p, None), Decision::Go);
+        s.finish("b", 2_000, 0);
+        assert_eq!(
+            s.try_admit("c", 3_000, &p, None),
+            Decision::OverBudget(61_000)
+        );
+        assert_eq!(s.try_admit("c", 61_000, &p, None), Decision::Go);
+        // A caller without a budget still has its admissions counted.
+        s.finish("c", 61_000, 0);
+        assert_eq!(
+            s.try_admit("d", 61_500, &POLICY, None),
+            Decision::WaitUntil(71_000)
+        );
+        assert_eq!(s.admits, vec![2_000, 61_000]);
     }
 
     #[test]

@@ -119,6 +119,13 @@ pub enum Error {
         /// Least further wait, formatted.
         more: String,
     },
+    /// `pace-hook run` or [`crate::Pacer`]: the site's budget is spent.
+    BudgetSpent {
+        /// The site.
+        site: String,
+        /// How long until the budget allows another call, formatted.
+        free_in: String,
+    },
     /// pace-hook itself panicked.
     Panic {
         /// The panic message.
@@ -195,7 +202,7 @@ impl fmt::Display for Error {
                     f,
                     "state file `{}` was unreadable, so the site counts as busy (a call may have been in flight); it was reset to stay busy for {}",
                     path.display(),
-                    crate::config::format_duration(*retry_after_ms)
+                    crate::duration::format_duration(*retry_after_ms)
                 )?;
                 match moved_to {
                     Some(m) => write!(f, ", and what was there kept in `{}`", m.display()),
@@ -217,6 +224,10 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "not admitted to {site} after waiting {waited} (max_wait); {ahead} caller(s) still ahead, free in {more} at the earliest"
+            ),
+            Error::BudgetSpent { site, free_in } => write!(
+                f,
+                "the budget for {site} is spent; the next call there is allowed in {free_in}"
             ),
             Error::Panic { message } => write!(f, "internal error (panic): {message}"),
         }

@@ -84,6 +84,7 @@ pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
                     let policy = Policy {
                         interval_ms,
                         hold_ms: r.hold_ms.unwrap_or(0),
+                        budget: None,
                     };
                     if let (Some(busy), Some(ready)) = (state.busy_until(), state.ready_at(&policy))
                     {

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use crate::{
     clock::{EpochMs, Mono},
-    decision::{Decision, Policy},
+    decision::{Budget, Decision, Policy},
     error::{Error, Result},
     store::{CallRecord, Place, QueueTimeout, Store, Watch},
 };
@@ -30,6 +30,48 @@ pub struct SiteRequest {
     pub site: String,
     /// The caller's interval and hold for it.
     pub policy: Policy,
+    /// Up to this much random extra on the interval, drawn per call.
+    pub jitter_ms: u64,
+}
+
+impl SiteRequest {
+    /// A request for `site` with `policy` and no jitter.
+    pub fn new(site: impl Into<String>, policy: Policy) -> Self {
+        Self {
+            site: site.into(),
+            policy,
+            jitter_ms: 0,
+        }
+    }
+
+    /// This request with its jitter drawn: a random extra of up to
+    /// `jitter_ms` on the interval, so that calls do not fall into a
+    /// machine-regular cadence, nor machines into step.
+    pub fn jittered(mut self) -> Self {
+        if self.jitter_ms > 0 {
+            self.policy.interval_ms = self
+                .policy
+                .interval_ms
+                .saturating_add(random_u64() % (self.jitter_ms + 1));
+            self.jitter_ms = 0;
+        }
+        self
+    }
+}
+
+/// A random number from the kernel; the time's nanoseconds if that fails.
+fn random_u64() -> u64 {
+    let mut buf = [0u8; 8];
+    // SAFETY: buf is valid for its length.
+    let n = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0) };
+    if n == 8 {
+        u64::from_ne_bytes(buf)
+    } else {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .subsec_nanos() as u64
+    }
 }
 
 /// A call that was admitted to all its sites.
@@ -59,6 +101,17 @@ pub struct GaveUp {
     pub more_ms: u64,
 }
 
+/// A call whose budget for a site is spent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spent {
+    /// The site.
+    pub site: String,
+    /// When the budget allows another call.
+    pub free_at: EpochMs,
+    /// The store's time when it said so.
+    pub now: EpochMs,
+}
+
 /// The outcome of asking for a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Turn {
@@ -66,6 +119,8 @@ pub enum Turn {
     Admitted(Admitted),
     /// Not admitted within `max_wait`.
     GaveUp(GaveUp),
+    /// A site's budget is spent: blocked at once, not waited on.
+    OverBudget(Spent),
 }
 
 /// The gate over one store.
@@ -81,6 +136,7 @@ enum One {
         duplicate: bool,
     },
     GaveUp(GaveUp),
+    Spent(Spent),
 }
 
 impl<'a> Gate<'a> {
@@ -137,6 +193,10 @@ impl<'a> Gate<'a> {
                     Ok(One::GaveUp(g)) => {
                         self.give_back(call, &sites, &taken);
                         return Ok(Turn::GaveUp(g));
+                    }
+                    Ok(One::Spent(s)) => {
+                        self.give_back(call, &sites, &taken);
+                        return Ok(Turn::OverBudget(s));
                     }
                     Err(e) => {
                         self.give_back(call, &sites, &taken);
@@ -240,10 +300,11 @@ impl<'a> Gate<'a> {
                 .store
                 .try_admit(site, call, policy, lease, deadline)
                 .map_err(|e| with_retry(e, policy))?;
-            if a.decision != Decision::Go && a.decision != Decision::Duplicate {
-                // fall through to the queue
-            } else {
-                return took(a.at, None, a.decision);
+            match a.decision {
+                Decision::Go | Decision::Duplicate => return took(a.at, None, a.decision),
+                Decision::OverBudget(free_at) => return Ok(spent(site, free_at, a.at)),
+                // Due later: wait in the queue.
+                Decision::WaitUntil(_) => {}
             }
         }
         let mut place: Box<dyn Place> = match self.store.join_queue(site, deadline)? {
@@ -274,6 +335,7 @@ impl<'a> Gate<'a> {
                     drop(place);
                     return took(a.at, Some(ticket), a.decision);
                 }
+                Decision::OverBudget(free_at) => return Ok(spent(site, free_at, a.at)),
                 Decision::WaitUntil(until) => until,
             };
             let left = clock.left(deadline);
@@ -385,12 +447,33 @@ fn merge(sites: &[SiteRequest]) -> Vec<SiteRequest> {
         if a.site == b.site {
             a.policy.interval_ms = a.policy.interval_ms.max(b.policy.interval_ms);
             a.policy.hold_ms = a.policy.hold_ms.max(b.policy.hold_ms);
+            a.jitter_ms = a.jitter_ms.max(b.jitter_ms);
+            a.policy.budget = strictest(a.policy.budget, b.policy.budget);
             true
         } else {
             false
         }
     });
     out
+}
+
+/// The budget that allows fewer calls per unit of time.
+pub(crate) fn strictest(a: Option<Budget>, b: Option<Budget>) -> Option<Budget> {
+    match (a, b) {
+        (Some(x), Some(y)) => {
+            let rate = |b: &Budget| b.calls as f64 / b.window_ms.max(1) as f64;
+            Some(if rate(&y) < rate(&x) { y } else { x })
+        }
+        (x, y) => x.or(y),
+    }
+}
+
+fn spent(site: &str, free_at: EpochMs, now: EpochMs) -> One {
+    One::Spent(Spent {
+        site: site.to_owned(),
+        free_at,
+        now,
+    })
 }
 
 fn waited(now: Mono, arrived: Mono) -> u64 {

@@ -7,7 +7,7 @@ use crate::{
     config::{Config, format_duration},
     error::{Error, Result},
     event::{EventKind, HookEvent},
-    gate::{Gate, SiteRequest, Turn},
+    gate::{Gate, SiteRequest, Spent, Turn},
     log::{Kind, Record},
     profile::{self, Call, Outcome as ToolOutcome, TabRef, Target, Verdict},
     resolve, site,
@@ -171,7 +171,10 @@ fn pace(
     arrived: Mono,
 ) -> Result<Outcome> {
     let clock = store.clock();
-    let requests = resolve::requests_for(target, config, store)?;
+    let requests: Vec<SiteRequest> = resolve::requests_for(target, config, store)?
+        .into_iter()
+        .map(SiteRequest::jittered)
+        .collect();
     if requests.is_empty() {
         let mut r = record(event, Kind::Skip, clock.now_floor());
         r.reason = Some("reaches no site".to_owned());
@@ -219,6 +222,15 @@ fn pace(
             store.log(&r);
             Ok(Outcome::Pass)
         }
+        Turn::OverBudget(s) => {
+            let mut r = record(event, Kind::Block, s.now);
+            r.tool = label.clone();
+            r.call = Some(call);
+            r.sites = vec![s.site.clone()];
+            r.reason = Some(format!("budget spent until {}", s.free_at));
+            store.log(&r);
+            Ok(Outcome::Block(budget_message(&label, &requests, &s)))
+        }
         Turn::GaveUp(g) => {
             let mut r = record(event, Kind::GiveUp, clock.now_floor());
             r.tool = label.clone();
@@ -249,10 +261,21 @@ fn policy_in(requests: &[SiteRequest], site: &str) -> crate::decision::Policy {
         .iter()
         .find(|r| r.site == site)
         .map(|r| r.policy)
-        .unwrap_or(crate::decision::Policy {
-            interval_ms: 0,
-            hold_ms: 0,
-        })
+        .unwrap_or_default()
+}
+
+/// The message for a call blocked because a site's budget is spent.
+pub(crate) fn budget_message(label: &str, requests: &[SiteRequest], s: &Spent) -> String {
+    let per = policy_in(requests, &s.site)
+        .budget
+        .map(|b| format!(" ({} calls per {})", b.calls, format_duration(b.window_ms)))
+        .unwrap_or_default();
+    one_line(&format!(
+        "pace-hook blocked `{label}`: the budget for {}{per} is spent; the next call there is allowed at {} UTC, in {}. Waiting that long would outlive the hook, so work on other sites or on what you already have until then.",
+        s.site,
+        crate::gaps::clock_time(s.free_at),
+        format_duration(s.free_at.saturating_sub(s.now).max(1)),
+    ))
 }
 
 /// What an admitted call already tells about its tab: a navigation moves

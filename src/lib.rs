@@ -10,6 +10,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod decision;
+pub mod duration;
 pub mod error;
 pub mod event;
 pub mod exit;

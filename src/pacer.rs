@@ -99,7 +99,11 @@ impl Pacer {
     pub fn wait_turn(&self, site_or_url: &str) -> Result<Permit<'_>> {
         let clock = self.store.clock();
         let arrived = clock.mono();
-        let requests = self.requests(site_or_url)?;
+        let requests: Vec<SiteRequest> = self
+            .requests(site_or_url)?
+            .into_iter()
+            .map(SiteRequest::jittered)
+            .collect();
         let call = format!(
             "run-{}-{}-{}",
             std::process::id(),
@@ -132,6 +136,16 @@ impl Pacer {
                     call,
                     sites,
                     done: false,
+                })
+            }
+            Turn::OverBudget(s) => {
+                let mut r = Record::new(Kind::Block, s.now, "run");
+                r.sites = vec![s.site.clone()];
+                r.reason = Some(format!("budget spent until {}", s.free_at));
+                self.store.log(&r);
+                Err(Error::BudgetSpent {
+                    site: s.site,
+                    free_in: format_duration(s.free_at.saturating_sub(s.now).max(1)),
                 })
             }
             Turn::GaveUp(g) => {

@@ -100,6 +100,8 @@ pub fn requests_for(
     out.dedup_by(|b, a| {
         if a.site == b.site {
             a.policy.interval_ms = a.policy.interval_ms.max(b.policy.interval_ms);
+            a.jitter_ms = a.jitter_ms.max(b.jitter_ms);
+            a.policy.budget = crate::gate::strictest(a.policy.budget, b.policy.budget);
             true
         } else {
             false
@@ -128,11 +130,5 @@ pub fn every_known_site(config: &Config, store: &dyn Store) -> Result<Vec<SiteRe
     if keys.is_empty() {
         keys.push(UNKNOWN_SITE.to_owned());
     }
-    Ok(keys
-        .into_iter()
-        .map(|k| SiteRequest {
-            policy: config.policy_for_key(&k),
-            site: k,
-        })
-        .collect())
+    Ok(keys.iter().map(|k| config.request_for_key(k)).collect())
 }

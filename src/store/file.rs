@@ -78,6 +78,7 @@ impl Default for Settings {
             lost: Policy {
                 interval_ms: crate::config::DEFAULT_INTERVAL_MS,
                 hold_ms: crate::config::DEFAULT_HOLD_MS,
+                budget: None,
             },
             stale_after_ms: crate::config::DEFAULT_STALE_AFTER_MS,
         }
@@ -1112,6 +1113,7 @@ mod tests {
     const P: Policy = Policy {
         interval_ms: 10,
         hold_ms: 1_000,
+        budget: None,
     };
 
     #[test]
