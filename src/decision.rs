@@ -300,6 +300,7 @@ impl SiteState {
     /// running (`pace-hook run` while its command runs). Returns whether the
     /// call was found.
     pub fn extend(&mut self, call: &str, now: EpochMs, hold_ms: u64) -> bool {
+        self.normalize(now);
         let mut found = false;
         for f in self.in_flight.iter_mut().filter(|f| f.call == call) {
             f.until_ms = f.until_ms.max(now.saturating_add(hold_ms));
@@ -329,6 +330,10 @@ impl SiteState {
     /// revealed by the result) still counts: a request to the site really
     /// ended at `now`. Returns whether the call was listed.
     pub fn finish(&mut self, call: &str, now: EpochMs, interval_ms: u64) -> bool {
+        // Times from before a clock step back must be brought to `now`
+        // first, or the interval this finish requires would be counted from
+        // a finish that looks later than it was.
+        self.normalize(now);
         let mut required = interval_ms;
         let mut found = false;
         self.in_flight.retain(|f| {
@@ -595,6 +600,22 @@ mod tests {
         assert_eq!(
             decide(now + 60_000, &s, &POLICY),
             Decision::WaitUntil(now + 130_000)
+        );
+    }
+
+    #[test]
+    fn a_finish_after_a_clock_step_back_counts_from_itself() {
+        // Found by the property test: a finish recorded after the clock went
+        // back 11 s, against a state whose last finish looked later than it,
+        // required only the rest of the interval from that finish.
+        let mut s = SiteState::new("a.com");
+        s.finish("a", 100_000, 2_000);
+        s.admit("b", 110_000, &POLICY, None);
+        let now = 110_000 - 11_001;
+        s.finish("b", now, 0);
+        assert_eq!(
+            decide(now, &s, &policy(2_000)),
+            Decision::WaitUntil(now + 10_000)
         );
     }
 

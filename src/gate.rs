@@ -384,6 +384,28 @@ impl<'a> Gate<'a> {
         })
     }
 
+    /// End `agent`'s previous call, if it is still open and is not `call`:
+    /// Claude Code runs one agent's paced calls one at a time, so a new call
+    /// means the previous one is over, Post or not (another hook blocked it,
+    /// the user refused permission or cancelled). It is finished now, so the
+    /// agent waits one interval instead of the whole hold; calls of other
+    /// agents still count their holds in full. Returns the call ended, the
+    /// sites written and the finish time.
+    pub fn end_previous(
+        &self,
+        agent: &str,
+        call: &str,
+    ) -> Result<Option<(String, Vec<String>, EpochMs)>> {
+        let Some(previous) = self.store.open_call_of(agent)? else {
+            return Ok(None);
+        };
+        if previous.call == call {
+            return Ok(None);
+        }
+        let (sites, at) = self.finish(&previous.call, Some(agent), &[])?;
+        Ok(Some((previous.call, sites, at)))
+    }
+
     /// Take back `call`'s holds on `sites` after it was admitted but before
     /// it ran (a later step failed and the call is blocked), and close its
     /// record: it sent nothing.
@@ -488,5 +510,346 @@ fn with_retry(e: Error, policy: &Policy) -> Error {
             retry_after_ms: policy.hold_ms.saturating_add(policy.interval_ms),
         },
         e => e,
+    }
+}
+
+/// Timelines on a fake clock and the in-memory store: every wait is a step
+/// of the clock, so these run in microseconds and the same way every time.
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::{
+        clock::{Clock, FakeClock},
+        decision::Budget,
+        store::{LEASE_TTL, MemoryStore, Store},
+    };
+
+    const T0: EpochMs = 1_800_000_000_000;
+    const POLICY: Policy = Policy {
+        interval_ms: 10_000,
+        hold_ms: 120_000,
+        budget: None,
+    };
+    const MAX_WAIT: u64 = 270_000;
+
+    fn setup() -> (Arc<FakeClock>, MemoryStore) {
+        let clock = Arc::new(FakeClock::new(T0));
+        let store = MemoryStore::new(clock.clone(), POLICY);
+        (clock, store)
+    }
+
+    fn req(site: &str) -> SiteRequest {
+        SiteRequest::new(site, POLICY)
+    }
+
+    fn admit(store: &MemoryStore, call: &str, sites: &[SiteRequest]) -> Turn {
+        let arrived = store.clock().mono();
+        Gate::new(store)
+            .admit(call, sites, arrived, MAX_WAIT, Some(call))
+            .unwrap()
+    }
+
+    fn admitted(t: Turn) -> Admitted {
+        match t {
+            Turn::Admitted(a) => a,
+            other => panic!("not admitted: {other:?}"),
+        }
+    }
+
+    fn finish(store: &MemoryStore, call: &str) -> EpochMs {
+        Gate::new(store).finish(call, Some(call), &[]).unwrap().1
+    }
+
+    #[test]
+    fn the_next_call_starts_one_interval_after_the_finish() {
+        let (clock, store) = setup();
+        assert_eq!(admitted(admit(&store, "a", &[req("x.com")])).at_ms, T0);
+        clock.advance(700);
+        let end = finish(&store, "a");
+        let b = admitted(admit(&store, "b", &[req("x.com")]));
+        assert_eq!(b.at_ms, end + 10_000);
+        assert_eq!(b.waited_ms, 10_000);
+    }
+
+    #[test]
+    fn a_call_with_no_post_holds_its_site_for_hold_plus_interval() {
+        let (_, store) = setup();
+        admitted(admit(&store, "a", &[req("x.com")]));
+        let b = admitted(admit(&store, "b", &[req("x.com")]));
+        assert_eq!(b.at_ms, T0 + 130_000);
+    }
+
+    #[test]
+    fn a_multi_site_call_that_gives_up_takes_back_the_sites_it_held() {
+        let (_, store) = setup();
+        // b.com in flight for the whole hold; the call needs a.com and b.com.
+        admitted(admit(&store, "busy", &[req("b.com")]));
+        let arrived = store.clock().mono();
+        let t = Gate::new(&store)
+            .admit("both", &[req("a.com"), req("b.com")], arrived, 5_000, None)
+            .unwrap();
+        let Turn::GaveUp(g) = t else { panic!("{t:?}") };
+        assert_eq!(g.site, "b.com");
+        assert!(store.peek("a.com").unwrap().in_flight.is_empty());
+    }
+
+    #[test]
+    fn a_site_taken_while_waiting_is_held_then_cut_back_to_one_hold() {
+        let (clock, store) = setup();
+        admitted(admit(&store, "busy", &[req("b.com")]));
+        clock.advance(3_000);
+        finish(&store, "busy");
+        let a = admitted(admit(&store, "both", &[req("a.com"), req("b.com")]));
+        assert_eq!(a.at_ms, T0 + 3_000 + 10_000);
+        // a.com was taken at once, under a long hold; now it is an ordinary
+        // hold from the admission.
+        let held = store.peek("a.com").unwrap().in_flight[0].clone();
+        assert_eq!(
+            (held.started_ms, held.until_ms),
+            (a.at_ms, a.at_ms + 120_000)
+        );
+        assert_eq!(held.lease, None);
+    }
+
+    #[test]
+    fn a_killed_multi_site_waiter_frees_the_sites_it_held_at_once() {
+        let (_, store) = setup();
+        let waiter = store.process();
+        let lease = waiter.lease().unwrap();
+        let long = Policy {
+            hold_ms: MAX_WAIT + 120_000,
+            ..POLICY
+        };
+        let deadline = store.clock().mono();
+        waiter
+            .try_admit("a.com", "w", &long, Some(lease.id()), deadline)
+            .unwrap();
+        waiter.kill();
+        // It never sent anything: the next caller goes at once.
+        assert_eq!(admitted(admit(&store, "next", &[req("a.com")])).at_ms, T0);
+    }
+
+    #[test]
+    fn a_stopped_multi_site_waiter_loses_its_holds_within_the_lease_ttl() {
+        let (_, store) = setup();
+        let waiter = store.process();
+        let lease = waiter.lease().unwrap();
+        let long = Policy {
+            hold_ms: MAX_WAIT + 120_000,
+            ..POLICY
+        };
+        waiter
+            .try_admit("a.com", "w", &long, Some(lease.id()), store.clock().mono())
+            .unwrap();
+        waiter.stop();
+        let next = admitted(admit(&store, "next", &[req("a.com")]));
+        assert!(
+            next.waited_ms <= LEASE_TTL.as_millis() as u64 + 1_000,
+            "waited {} ms",
+            next.waited_ms
+        );
+    }
+
+    #[test]
+    fn a_stopped_head_of_the_queue_loses_its_place_within_seconds() {
+        let (_, store) = setup();
+        let stopped = store.process();
+        let place = stopped
+            .join_queue("x.com", store.clock().mono())
+            .unwrap()
+            .unwrap();
+        stopped.stop();
+        let next = admitted(admit(&store, "next", &[req("x.com")]));
+        assert!(next.waited_ms <= LEASE_TTL.as_millis() as u64 + 1_000);
+        // Continued, it finds its place gone and must queue again.
+        stopped.resume();
+        assert!(!place.still_held().unwrap());
+    }
+
+    #[test]
+    fn a_dead_head_of_the_queue_is_passed_at_once() {
+        let (_, store) = setup();
+        let dead = store.process();
+        let place = dead
+            .join_queue("x.com", store.clock().mono())
+            .unwrap()
+            .unwrap();
+        dead.kill();
+        std::mem::forget(place);
+        let next = admitted(admit(&store, "next", &[req("x.com")]));
+        assert_eq!(next.waited_ms, 0);
+    }
+
+    #[test]
+    fn a_clock_stepped_back_an_hour_costs_one_interval_not_an_hour() {
+        let (clock, store) = setup();
+        admitted(admit(&store, "a", &[req("x.com")]));
+        finish(&store, "a");
+        clock.step_wall(-3_600_000);
+        let b = admitted(admit(&store, "b", &[req("x.com")]));
+        assert_eq!(b.waited_ms, 10_000);
+        // And the correction was written back: a third caller counts from b.
+        finish(&store, "b");
+        let c = admitted(admit(&store, "c", &[req("x.com")]));
+        assert_eq!(c.waited_ms, 10_000);
+    }
+
+    #[test]
+    fn a_clock_stepped_back_during_a_hold_costs_at_most_hold_plus_interval() {
+        let (clock, store) = setup();
+        admitted(admit(&store, "a", &[req("x.com")]));
+        clock.step_wall(-3_600_000);
+        let b = admitted(admit(&store, "b", &[req("x.com")]));
+        assert!(b.waited_ms <= 130_000, "waited {}", b.waited_ms);
+    }
+
+    #[test]
+    fn the_same_agents_next_call_ends_its_previous_one() {
+        let (clock, store) = setup();
+        let gate = Gate::new(&store);
+        let arrived = clock.mono();
+        admitted(
+            gate.admit("s#1", &[req("x.com")], arrived, MAX_WAIT, Some("s"))
+                .unwrap(),
+        );
+        clock.advance(1_000);
+        // No Post came for s#1 (another hook blocked it).
+        let (ended, sites, at) = gate.end_previous("s", "s#2").unwrap().unwrap();
+        assert_eq!(
+            (ended.as_str(), sites, at),
+            ("s#1", vec!["x.com".to_owned()], T0 + 1_000)
+        );
+        let b = admitted(
+            gate.admit("s#2", &[req("x.com")], clock.mono(), MAX_WAIT, Some("s"))
+                .unwrap(),
+        );
+        assert_eq!(b.at_ms, T0 + 11_000);
+        // Another agent's open call is not ended by this one.
+        assert!(gate.end_previous("t", "t#1").unwrap().is_none());
+    }
+
+    #[test]
+    fn the_same_call_twice_is_a_duplicate_and_marks_nothing() {
+        let (_, store) = setup();
+        admitted(admit(&store, "a", &[req("x.com")]));
+        let before = store.peek("x.com");
+        let dup = admitted(admit(&store, "a", &[req("x.com")]));
+        assert!(dup.duplicate);
+        assert_eq!(store.peek("x.com"), before);
+    }
+
+    #[test]
+    fn an_error_after_admission_takes_the_holds_back() {
+        let (_, store) = setup();
+        store.fail_next("save_call");
+        let arrived = store.clock().mono();
+        assert!(
+            Gate::new(&store)
+                .admit(
+                    "a",
+                    &[req("a.com"), req("b.com")],
+                    arrived,
+                    MAX_WAIT,
+                    Some("a")
+                )
+                .is_err()
+        );
+        assert!(store.peek("a.com").unwrap().in_flight.is_empty());
+        assert!(store.peek("b.com").unwrap().in_flight.is_empty());
+    }
+
+    #[test]
+    fn a_lost_state_is_busy_for_a_hold_and_an_interval() {
+        let (_, store) = setup();
+        store.corrupt("x.com");
+        let arrived = store.clock().mono();
+        assert!(matches!(
+            Gate::new(&store).admit("a", &[req("x.com")], arrived, MAX_WAIT, None),
+            Err(Error::CorruptState { .. })
+        ));
+        let b = admitted(admit(&store, "b", &[req("x.com")]));
+        assert_eq!(b.waited_ms, 130_000);
+    }
+
+    #[test]
+    fn a_spent_budget_blocks_at_once_and_says_until_when() {
+        let (clock, store) = setup();
+        let budget = SiteRequest::new(
+            "x.com",
+            Policy {
+                interval_ms: 1_000,
+                budget: Some(Budget {
+                    calls: 2,
+                    window_ms: 60_000,
+                }),
+                ..POLICY
+            },
+        );
+        for call in ["a", "b"] {
+            admitted(admit(&store, call, std::slice::from_ref(&budget)));
+            finish(&store, call);
+        }
+        let before = clock.mono();
+        let t = admit(&store, "c", std::slice::from_ref(&budget));
+        assert_eq!(
+            t,
+            Turn::OverBudget(Spent {
+                site: "x.com".into(),
+                free_at: T0 + 60_000,
+                now: T0 + 1_000,
+            })
+        );
+        assert_eq!(clock.mono(), before, "a spent budget is not waited on");
+    }
+
+    #[test]
+    fn configs_that_disagree_meet_and_the_stricter_interval_holds() {
+        let (_, store) = setup();
+        let slow = SiteRequest::new(
+            "x.com",
+            Policy {
+                interval_ms: 10_000,
+                ..POLICY
+            },
+        );
+        let fast = SiteRequest::new(
+            "x.com",
+            Policy {
+                interval_ms: 1_000,
+                ..POLICY
+            },
+        );
+        admitted(admit(&store, "a", std::slice::from_ref(&slow)));
+        let end = finish(&store, "a");
+        assert_eq!(admitted(admit(&store, "b", &[fast])).at_ms, end + 10_000);
+    }
+
+    #[test]
+    fn waiting_past_max_wait_gives_up_and_says_how_long_is_left() {
+        let (_, store) = setup();
+        admitted(admit(&store, "a", &[req("x.com")]));
+        let arrived = store.clock().mono();
+        let t = Gate::new(&store)
+            .admit("b", &[req("x.com")], arrived, 60_000, None)
+            .unwrap();
+        let Turn::GaveUp(g) = t else { panic!("{t:?}") };
+        assert_eq!(g.waited_ms, 60_000);
+        assert_eq!(g.more_ms, 70_000);
+    }
+
+    #[test]
+    fn a_wait_that_cannot_end_in_time_gives_up_without_waiting() {
+        let (clock, store) = setup();
+        admitted(admit(&store, "a", &[req("x.com")]));
+        finish(&store, "a");
+        let before = clock.mono();
+        let arrived = clock.mono();
+        let t = Gate::new(&store)
+            .admit("b", &[req("x.com")], arrived, 5_000, None)
+            .unwrap();
+        assert!(matches!(t, Turn::GaveUp(_)), "{t:?}");
+        assert_eq!(clock.mono(), before);
     }
 }

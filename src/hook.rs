@@ -293,11 +293,7 @@ fn learn_before(target: &Target, store: &dyn Store, now: u64) -> Result<()> {
     store.update_tabs(&|map: &mut TabMap| note_tab(map, tab, &hosts, false, now))
 }
 
-/// A new paced call from an agent means its previous call is over, Post or
-/// not: Claude Code runs one agent's paced calls one at a time. A call that
-/// got no Post (another hook blocked it, the user refused permission or
-/// cancelled) is finished now, so the agent waits one interval instead of the
-/// whole hold. Calls of other agents still count their holds in full.
+/// [`Gate::end_previous`], logged.
 fn end_previous_call(
     event: &HookEvent,
     agent: &str,
@@ -305,16 +301,11 @@ fn end_previous_call(
     gate: &Gate<'_>,
     store: &dyn Store,
 ) -> Result<()> {
-    let Some(previous) = store.open_call_of(agent)? else {
-        return Ok(());
-    };
-    if previous.call == call {
-        return Ok(());
-    }
-    let (sites, at) = gate.finish(&previous.call, Some(agent), &[])?;
-    if !sites.is_empty() {
+    if let Some((previous, sites, at)) = gate.end_previous(agent, call)?
+        && !sites.is_empty()
+    {
         let mut r = record(event, Kind::Finish, at);
-        r.call = Some(previous.call);
+        r.call = Some(previous);
         r.tool = String::new();
         r.sites = sites;
         r.reason = Some("no Post came; ended by the agent's next call".to_owned());

@@ -200,8 +200,9 @@ impl FileStore {
 
     /// Run `f` on `site`'s state under the site lock and write the state
     /// back in place if it changed. A state that cannot be read is healed as
-    /// lost (busy for a hold and an interval from now) and the call fails
-    /// with [`Error::CorruptState`].
+    /// lost (busy for a hold and an interval from now); then, with
+    /// `fail_on_lost`, the step fails with [`Error::CorruptState`], else it
+    /// is applied to the healed state.
     ///
     /// Rewritten in place, under the site lock that every reader of the file
     /// also takes, in one write padded with blanks over the old contents. Not
@@ -213,6 +214,7 @@ impl FileStore {
         &self,
         site: &str,
         create: bool,
+        fail_on_lost: bool,
         deadline: Mono,
         heal: &Policy,
         f: impl FnOnce(&mut SiteState, &dyn Clock) -> R,
@@ -221,10 +223,20 @@ impl FileStore {
             return Ok(None);
         };
         let _lock = self.lock(&dir, "lock", deadline)?;
-        let read = read_state(&dir, site);
-        let (file, old_len, mut state) = match read {
+        let (file, old_len, mut state) = match read_state(&dir, site) {
             Ok(ok) => ok,
-            Err(problem) => return Err(self.heal(&dir, site, heal, problem)),
+            Err(problem) => {
+                let e = self.heal(&dir, site, heal, problem);
+                // An admission is blocked and told why; a finish, a cancel
+                // and the like go on against the healed (busy) state.
+                if fail_on_lost || !matches!(e, Error::CorruptState { .. }) {
+                    return Err(e);
+                }
+                match read_state(&dir, site) {
+                    Ok(ok) => ok,
+                    Err(_) => return Err(e),
+                }
+            }
         };
         let before = state.clone();
         if state.in_flight.iter().any(|f| f.lease.is_some()) {
@@ -694,8 +706,14 @@ impl Store for FileStore {
         lease: Option<&str>,
         deadline: Mono,
     ) -> Result<Attempt> {
+        // A lost state is rebuilt with this config's hold, not the long hold
+        // of a site taken while the call waits for another.
+        let heal = Policy {
+            interval_ms: policy.interval_ms.max(self.settings.lost.interval_ms),
+            ..self.settings.lost
+        };
         let (at, decision, lease_bound, in_flight) = self
-            .with_state(site, true, deadline, policy, |state, clock| {
+            .with_state(site, true, true, deadline, &heal, |state, clock| {
                 let now = clock.now_floor();
                 let d = state.try_admit(call, now, policy, lease);
                 let lease_bound = state.in_flight.iter().any(|f| f.lease.is_some());
@@ -722,18 +740,25 @@ impl Store for FileStore {
     fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs> {
         let deadline = self.clock.mono().after(LOCK_WAIT);
         Ok(self
-            .with_state(site, true, deadline, &self.settings.lost, |s, clock| {
-                let now = clock.now_ceil();
-                s.finish(call, now, interval_ms);
-                now
-            })?
+            .with_state(
+                site,
+                true,
+                false,
+                deadline,
+                &self.settings.lost,
+                |s, clock| {
+                    let now = clock.now_ceil();
+                    s.finish(call, now, interval_ms);
+                    now
+                },
+            )?
             .expect("created"))
     }
 
     fn cancel(&self, site: &str, call: &str) -> Result<bool> {
         let deadline = self.clock.mono().after(LOCK_WAIT);
         Ok(self
-            .with_state(site, false, deadline, &self.settings.lost, |s, _| {
+            .with_state(site, false, false, deadline, &self.settings.lost, |s, _| {
                 s.cancel(call)
             })?
             .unwrap_or(false))
@@ -742,7 +767,7 @@ impl Store for FileStore {
     fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool> {
         let deadline = self.clock.mono().after(LOCK_WAIT);
         Ok(self
-            .with_state(site, false, deadline, &self.settings.lost, |s, _| {
+            .with_state(site, false, false, deadline, &self.settings.lost, |s, _| {
                 s.confirm(call, started, hold_ms)
             })?
             .unwrap_or(false))
@@ -751,9 +776,14 @@ impl Store for FileStore {
     fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool> {
         let deadline = self.clock.mono().after(LOCK_WAIT);
         Ok(self
-            .with_state(site, false, deadline, &self.settings.lost, |s, clock| {
-                s.extend(call, clock.now_ceil(), hold_ms)
-            })?
+            .with_state(
+                site,
+                false,
+                false,
+                deadline,
+                &self.settings.lost,
+                |s, clock| s.extend(call, clock.now_ceil(), hold_ms),
+            )?
             .unwrap_or(false))
     }
 
@@ -764,17 +794,26 @@ impl Store for FileStore {
     ) -> Result<Option<EpochMs>> {
         let deadline = self.clock.mono().after(LOCK_WAIT);
         Ok(self
-            .with_state(site, true, deadline, &self.settings.lost, |s, clock| {
-                let now = clock.now_ceil();
-                s.normalize(now);
-                f(s, now)
-            })?
+            .with_state(
+                site,
+                true,
+                false,
+                deadline,
+                &self.settings.lost,
+                |s, clock| {
+                    let now = clock.now_ceil();
+                    s.normalize(now);
+                    f(s, now)
+                },
+            )?
             .flatten())
     }
 
     fn site_state(&self, site: &str) -> Result<Option<SiteState>> {
         let deadline = self.clock.mono().after(LOCK_WAIT);
-        self.with_state(site, false, deadline, &self.settings.lost, |s, _| s.clone())
+        self.with_state(site, false, false, deadline, &self.settings.lost, |s, _| {
+            s.clone()
+        })
     }
 
     fn known_sites(&self) -> Result<Vec<String>> {
@@ -1120,12 +1159,12 @@ mod tests {
     fn a_state_that_shrinks_in_place_reads_back_whole() {
         let s = store("shrink");
         for call in ["a-long-call-id-to-make-the-state-big", "b", "c"] {
-            s.with_state("x.com", true, soon(&s), &P, |st, _| {
+            s.with_state("x.com", true, true, soon(&s), &P, |st, _| {
                 st.admit(call, 5, &P, None)
             })
             .unwrap();
         }
-        s.with_state("x.com", true, soon(&s), &P, |st, _| {
+        s.with_state("x.com", true, true, soon(&s), &P, |st, _| {
             st.in_flight.clear();
             st.last_finish_ms = Some(7);
         })

@@ -158,11 +158,14 @@ impl MemoryStore {
         }
     }
 
-    /// Apply `f` to `site`'s state as one step, healing a lost one first.
+    /// Apply `f` to `site`'s state as one step. A lost state is healed as
+    /// busy first; then, with `fail_on_lost`, the step fails (an admission is
+    /// blocked and told why), else it is applied to the healed state.
     fn with_state<R>(
         &self,
         site: &str,
         heal: &Policy,
+        fail_on_lost: bool,
         f: impl FnOnce(&mut SiteState, &dyn Clock) -> R,
     ) -> Result<R> {
         let mut inner = self.inner();
@@ -171,11 +174,13 @@ impl MemoryStore {
             inner
                 .sites
                 .insert(site.to_owned(), SiteState::lost(site, now, heal));
-            return Err(Error::CorruptState {
-                path: format!("memory:{site}").into(),
-                moved_to: None,
-                retry_after_ms: heal.hold_ms.saturating_add(heal.interval_ms),
-            });
+            if fail_on_lost {
+                return Err(Error::CorruptState {
+                    path: format!("memory:{site}").into(),
+                    moved_to: None,
+                    retry_after_ms: heal.hold_ms.saturating_add(heal.interval_ms),
+                });
+            }
         }
         let now = self.clock.mono();
         let mut state = inner
@@ -243,9 +248,13 @@ struct MemWatch {
 
 impl Watch for MemWatch {
     fn wait(&mut self, timeout: Duration) -> Result<()> {
-        // Changes by other threads are not signalled; a waiter looks again
-        // at least every few milliseconds of the clock it runs on.
-        self.clock.sleep(timeout.min(Duration::from_millis(5)));
+        // Changes are not signalled: a waiter sleeps until the time the
+        // gate computed (never longer than RENEW_EVERY while a lease could
+        // lapse) and looks again. On a fake clock, in one thread, that is
+        // exact and one step; threads sharing a store on a real clock wake
+        // at those times too, later than a signal would wake them, never
+        // earlier than due.
+        self.clock.sleep(timeout);
         Ok(())
     }
 }
@@ -333,8 +342,14 @@ impl Store for MemoryStore {
             let mut inner = self.inner();
             self.fail(&mut inner, "try_admit")?;
         }
+        // A lost state is rebuilt with this config's hold, not the long hold
+        // of a site taken while the call waits for another.
+        let heal = Policy {
+            interval_ms: policy.interval_ms.max(self.lost.interval_ms),
+            ..self.lost
+        };
         let (at, decision, lease_bound, in_flight) =
-            self.with_state(site, policy, |s, clock| {
+            self.with_state(site, &heal, true, |s, clock| {
                 let now = clock.now_floor();
                 let d = s.try_admit(call, now, policy, lease);
                 (
@@ -364,7 +379,7 @@ impl Store for MemoryStore {
             let mut inner = self.inner();
             self.fail(&mut inner, "finish")?;
         }
-        self.with_state(site, &self.lost.clone(), |s, clock| {
+        self.with_state(site, &self.lost.clone(), false, |s, clock| {
             let now = clock.now_ceil();
             s.finish(call, now, interval_ms);
             now
@@ -376,17 +391,17 @@ impl Store for MemoryStore {
             let mut inner = self.inner();
             self.fail(&mut inner, "cancel")?;
         }
-        self.with_state(site, &self.lost.clone(), |s, _| s.cancel(call))
+        self.with_state(site, &self.lost.clone(), false, |s, _| s.cancel(call))
     }
 
     fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool> {
-        self.with_state(site, &self.lost.clone(), |s, _| {
+        self.with_state(site, &self.lost.clone(), false, |s, _| {
             s.confirm(call, started, hold_ms)
         })
     }
 
     fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool> {
-        self.with_state(site, &self.lost.clone(), |s, clock| {
+        self.with_state(site, &self.lost.clone(), false, |s, clock| {
             s.extend(call, clock.now_ceil(), hold_ms)
         })
     }
@@ -396,7 +411,7 @@ impl Store for MemoryStore {
         site: &str,
         f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
     ) -> Result<Option<EpochMs>> {
-        self.with_state(site, &self.lost.clone(), |s, clock| {
+        self.with_state(site, &self.lost.clone(), false, |s, clock| {
             let now = clock.now_ceil();
             s.normalize(now);
             f(s, now)
