@@ -1,104 +1,50 @@
 //! Sites: from a URL or host to the key that one gate is kept under, and from
-//! a key to a file name.
+//! a key to a file name. Reading the URL is [`crate::reach`]'s job.
 //!
 //! Invariant: whatever a URL, a tab title or a config value says, the file
 //! name made from a key is one path component of safe characters, so nothing
 //! is ever written outside the state directory.
 
-use std::net::IpAddr;
+use crate::{
+    config::Config,
+    reach::{self, Reach},
+};
 
-use crate::config::Config;
-
-/// Schemes that name no host a request could go to.
-const HOSTLESS_SCHEMES: &[&str] = &[
-    "about",
-    "chrome",
-    "chrome-extension",
-    "data",
-    "javascript",
-    "file",
-    "blob",
-    "edge",
-    "devtools",
-    "view-source",
-    "mailto",
-    "tel",
-];
-
-/// The host a URL points at, lowercase; `None` for URLs that reach no site
-/// (`about:blank`, `chrome://newtab`, `file:///…`) or that are not URLs. The
-/// scheme is optional, as in claude-in-chrome's `navigate`.
+/// The host a URL points at, canonical (see [`reach::reach`]); `None` for
+/// URLs that reach no one host: pages on no site (`about:blank`,
+/// `chrome://newtab`, `file:///…`), scripts, `data:` documents. The scheme is
+/// optional, as in claude-in-chrome's `navigate`. For a URL that cannot be
+/// read, the host it most likely means, if any (`foo:bar` is `foo`), so it is
+/// still paced on that host.
 pub fn host_of_url(url: &str) -> Option<String> {
-    let url = url.trim();
-    let rest = match url.find("://") {
-        Some(i) => {
-            let scheme = url[..i].to_ascii_lowercase();
-            if HOSTLESS_SCHEMES.contains(&scheme.as_str()) {
-                return None;
-            }
-            &url[i + 3..]
-        }
-        None => {
-            if let Some((scheme, _)) = url.split_once(':')
-                && HOSTLESS_SCHEMES.contains(&scheme.to_ascii_lowercase().as_str())
-            {
-                return None;
-            }
-            url.strip_prefix("//").unwrap_or(url)
-        }
-    };
-    let authority = rest.split(['/', '?', '#', '\\']).next().unwrap_or("");
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if let Some(v6) = host_port.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host_port.split(':').next().unwrap_or("")
-    };
-    normalize_host(host)
+    match reach::reach(url) {
+        Reach::Host(host)
+        | Reach::Unreadable {
+            guess: Some(host), ..
+        } => Some(host),
+        _ => None,
+    }
 }
 
-/// A host in canonical form: lowercase, no trailing dot, no characters a host
-/// cannot have. `None` if nothing usable is left.
+/// A host in canonical form, as URLs' hosts are (see
+/// [`reach::normalize_host`]): `Bücher.DE.` is `xn--bcher-kva.de`. `None` if
+/// it is not a host.
 pub fn normalize_host(host: &str) -> Option<String> {
-    let trimmed = host.trim().trim_end_matches('.');
-    let mut h = if trimmed.is_ascii() {
-        trimmed.to_ascii_lowercase()
-    } else {
-        trimmed.to_lowercase()
-    };
-    if let Some(v) = h.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
-        h = v.to_owned();
-    }
-    let bad = |c: char| c.is_whitespace() || c.is_control() || "/\\?#@[]<>\"'`{}|^%".contains(c);
-    let bad_byte = |b: &u8| {
-        b.is_ascii_whitespace() || b.is_ascii_control() || b"/\\?#@[]<>\"'`{}|^%".contains(b)
-    };
-    let any_bad = if h.is_ascii() {
-        h.as_bytes().iter().any(bad_byte)
-    } else {
-        h.contains(bad)
-    };
-    if h.is_empty() || h.len() > 253 || any_bad || h.starts_with('.') || h.contains("..") {
-        return None;
-    }
-    Some(h)
+    reach::normalize_host(host)
 }
 
 /// The site key for a host: the configured site that owns it (longest domain
 /// wins), else its registrable domain (`www.example.co.uk` and
 /// `api.example.co.uk` are both `example.co.uk`); IP addresses and `localhost`
-/// key as themselves.
+/// key as themselves. See [`reach::registrable`].
 pub fn key_for_host(host: &str, config: &Config) -> String {
     if let Some(site) = config.owner_of(host) {
         return site.name.to_owned();
     }
-    if host.parse::<IpAddr>().is_ok() || host == "localhost" || host.ends_with(".localhost") {
-        return host.to_owned();
-    }
-    psl::domain_str(host).unwrap_or(host).to_owned()
+    reach::registrable(host)
 }
 
-/// The site key for a URL, or `None` for a URL that reaches no site.
+/// The site key for a URL, or `None` for a URL that reaches no one host.
 pub fn key_for_url(url: &str, config: &Config) -> Option<String> {
     host_of_url(url).map(|h| key_for_host(&h, config))
 }
