@@ -186,8 +186,71 @@ const HANDLER_SCHEMES: &[&str] = &[
 /// `view-source:` is refused by Chrome and is [`Reach::Unreadable`] here.
 /// `intent:` URLs (Android) open an app or their `S.browser_fallback_url`:
 /// [`Reach::Unreadable`], guessing the fallback's host.
+///
+/// claude-in-chrome's `navigate` in fact prepends `https://` to every URL
+/// that does not start with `http`, scheme or not (anthropics/claude-code
+/// issues 19911 and 68659, January to June 2026): `chrome://newtab` loads
+/// `https://chrome//newtab`, a lookup of the name `chrome` that reaches no
+/// site, and `about:blank` is an invalid URL. Whoever fixes that, the answer
+/// must hold for both readings, so where the prepended reading names a host
+/// other than the scheme itself (`mailto:x@y.example` is
+/// `https://mailto:x@y.example`, a page on `y.example`), that host is added:
+/// a `Nowhere` becomes that host, a `Document` gains it, a `Script` or an
+/// `Unreadable` becomes `Unreadable` guessing it.
 pub(crate) fn reach(input: &str) -> Reach {
-    classify(input, Reading::Navigation, 0).unwrap_or_else(|| unreadable("the url is empty", None))
+    let read = classify(input, Reading::Navigation, 0)
+        .unwrap_or_else(|| unreadable("the url is empty", None));
+    match prepended_host(input) {
+        Some(host) => with_prepended_host(read, host),
+        None => read,
+    }
+}
+
+/// The host of `https://` + `input` when `input` does not start with `http`
+/// and that host is not the input's own scheme (the reading of
+/// claude-in-chrome's `navigate`, see [`reach`]).
+fn prepended_host(input: &str) -> Option<String> {
+    let input = trim_c0(input);
+    let (scheme, _) = split_scheme(input)?;
+    if input.starts_with("http") {
+        return None;
+    }
+    let url = Url::parse(&format!("https://{input}")).ok()?;
+    let host = canonical(&url.host()?)?;
+    (host != scheme).then_some(host)
+}
+
+/// `read` with `host` also reached.
+fn with_prepended_host(read: Reach, host: String) -> Reach {
+    match read {
+        Reach::Host(h) if h == host => Reach::Host(h),
+        Reach::Host(h) => unreadable(
+            &format!(
+                "it reaches `{h}`; with `https://` in front, as claude-in-chrome reads it, `{host}`"
+            ),
+            Some(h),
+        ),
+        Reach::Nowhere(_) => Reach::Host(host),
+        Reach::Document {
+            mut hosts,
+            unreadable,
+        } => {
+            hosts.push(host);
+            hosts.sort_unstable();
+            hosts.dedup();
+            Reach::Document { hosts, unreadable }
+        }
+        Reach::Script(_) => unreadable(
+            &format!(
+                "it runs as a script in the tab; with `https://` in front, as claude-in-chrome reads it, it loads `{host}`"
+            ),
+            Some(host),
+        ),
+        Reach::Unreadable { reason, guess } => Reach::Unreadable {
+            reason,
+            guess: guess.or(Some(host)),
+        },
+    }
 }
 
 /// Where an absolute URL found in page content or a script reaches (no
