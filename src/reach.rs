@@ -486,7 +486,7 @@ fn host_reach(url: &str) -> Reach {
             Some(None) => unreadable("the host is only dots", None),
             None => unreadable("the url has no host", None),
         },
-        Err(e) => unreadable(&e.to_string(), lenient_host(url)),
+        Err(e) => unreadable(problem(e), lenient_host(url)),
     }
 }
 
@@ -573,7 +573,7 @@ fn script(input: &str) -> Reach {
             let code = &u.as_str()[u.scheme().len() + 1..];
             Reach::Script(percent_decode_str(code).decode_utf8_lossy().into_owned())
         }
-        Err(e) => unreadable(&e.to_string(), None),
+        Err(e) => unreadable(problem(e), None),
     }
 }
 
@@ -585,7 +585,7 @@ fn script(input: &str) -> Reach {
 fn file(input: &str, rest: &str) -> Reach {
     let url = match Url::parse(input) {
         Ok(u) => u,
-        Err(e) => return unreadable(&e.to_string(), lenient_host(input)),
+        Err(e) => return unreadable(problem(e), lenient_host(input)),
     };
     if let Some(host) = url.host().as_ref().and_then(canonical) {
         return Reach::Host(host);
@@ -693,6 +693,22 @@ fn body_text<'b>(data: &DataUrl<'_>, body: &'b [u8]) -> Cow<'b, str> {
             .map(|c| c.unwrap_or('\u{FFFD}'))
             .collect(),
     )
+}
+
+/// Why a URL does not parse, as a phrase for the model.
+fn problem(e: url::ParseError) -> &'static str {
+    use url::ParseError as E;
+    match e {
+        E::EmptyHost => "the url has no host",
+        E::IdnaError => "the host is not a valid domain name",
+        E::InvalidDomainCharacter => "the host has a character no domain name can have",
+        E::InvalidPort => "the port is not a number from 0 to 65535",
+        E::InvalidIpv4Address => "the host is a malformed IPv4 address",
+        E::InvalidIpv6Address => "the host is a malformed IPv6 address",
+        E::RelativeUrlWithoutBase => "the url is relative",
+        E::Overflow => "the url is longer than 4 GB",
+        _ => "the url does not parse",
+    }
 }
 
 /// An [`Reach::Unreadable`] with `reason`.
@@ -1264,6 +1280,46 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The reasons reach the model: their wording is reviewed here.
+    #[test]
+    fn unreadable_urls_say_what_is_wrong() {
+        let reason = |input: &str| match reach(input) {
+            Reach::Unreadable { reason, .. } => reason,
+            other => panic!("{input:?} reaches {other:?}"),
+        };
+        assert_eq!(reason(""), "the url is empty");
+        assert_eq!(reason("https://"), "the url has no host");
+        assert_eq!(
+            reason("https://example.com:99999/"),
+            "the port is not a number from 0 to 65535"
+        );
+        assert_eq!(
+            reason("https://xn--a.com/"),
+            "the host is not a valid domain name"
+        );
+        assert_eq!(
+            reason("https://[::1/"),
+            "the host is a malformed IPv6 address"
+        );
+        assert_eq!(reason("foo:bar"), "`foo:` is not a scheme pace-hook knows");
+        assert_eq!(
+            reason(&format!("{}:bar", "a".repeat(100))),
+            format!("`{}…:` is not a scheme pace-hook knows", "a".repeat(40))
+        );
+        assert_eq!(
+            reason("tel:5551234"),
+            "a `tel:` url opens the app or website set to handle it"
+        );
+        assert_eq!(
+            reason("data:text/html"),
+            "a `data:` url needs a comma before its body"
+        );
+        assert_eq!(
+            reason("\u{A0}https://example.com/"),
+            "the url starts with a space character the browser does not remove"
+        );
     }
 
     #[test]
