@@ -749,8 +749,13 @@ fn scan_hosts(text: &str, out: &mut Vec<String>) {
                 _ => continue,
             },
             b'/' | b'\\'
-                if matches!(b.get(i + 1), Some(b'/' | b'\\'))
-                    && (i == 0 || opens_url(b[i - 1])) =>
+                if (i == 0 || opens_url(b[i - 1]))
+                    && matches!(
+                        b[i + 1..]
+                            .iter()
+                            .find(|c| !matches!(c, b'\t' | b'\n' | b'\r')),
+                        Some(b'/' | b'\\')
+                    ) =>
             {
                 ("", i)
             }
