@@ -81,11 +81,15 @@ pub(crate) enum Reach {
         /// A lowercase phrase naming the problem, for a message to the model.
         reason: String,
         /// The host the input most likely means, so that a site is paced
-        /// even when none is known yet: the host of the `https://`-prefixed
-        /// reading for an input whose scheme is unknown, or a lenient reading
-        /// of the authority (userinfo and port dropped) when the URL itself
-        /// does not parse (`https://example.com:99999/` guesses
-        /// `example.com`).
+        /// even when none is known yet. For an unknown scheme, the host after
+        /// its `//` if it has one (`zoommtg://zoom.us/j`: `zoom.us`), else the
+        /// host of the `https://`-prefixed reading (`example.com:abc`:
+        /// `example.com`); for a URL that does not parse, a lenient reading
+        /// of its authority, userinfo and port dropped
+        /// (`https://example.com:99999/`: `example.com`); for a navigation,
+        /// the host claude-in-chrome's own prefixed reading reaches, if
+        /// other than the scheme (`mailto:a@b.example`: `b.example`, see
+        /// [`reach`]).
         guess: Option<String>,
     },
 }
