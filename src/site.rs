@@ -1,5 +1,5 @@
 //! Sites: from a URL or host to the key that one gate is kept under, and from
-//! a key to a file name. Reading the URL is [`crate::reach`]'s job.
+//! a key to a file name. Reading the URL is the `reach` module's job.
 //!
 //! Invariant: whatever a URL, a tab title or a config value says, the file
 //! name made from a key is one path component of safe characters, so nothing
@@ -10,7 +10,7 @@ use crate::{
     reach::{self, Reach},
 };
 
-/// The host a URL points at, canonical (see [`reach::reach`]); `None` for
+/// The host a URL points at, canonical (see `reach::reach`); `None` for
 /// URLs that reach no one host: pages on no site (`about:blank`,
 /// `chrome://newtab`, `file:///…`), scripts, `data:` documents. The scheme is
 /// optional, as in claude-in-chrome's `navigate`. For a URL that cannot be
@@ -27,7 +27,7 @@ pub fn host_of_url(url: &str) -> Option<String> {
 }
 
 /// A host in canonical form, as URLs' hosts are (see
-/// [`reach::normalize_host`]): `Bücher.DE.` is `xn--bcher-kva.de`. `None` if
+/// `reach::normalize_host`): `Bücher.DE.` is `xn--bcher-kva.de`. `None` if
 /// it is not a host.
 pub fn normalize_host(host: &str) -> Option<String> {
     reach::normalize_host(host)
@@ -36,7 +36,7 @@ pub fn normalize_host(host: &str) -> Option<String> {
 /// The site key for a host: the configured site that owns it (longest domain
 /// wins), else its registrable domain (`www.example.co.uk` and
 /// `api.example.co.uk` are both `example.co.uk`); IP addresses and `localhost`
-/// key as themselves. See [`reach::registrable`].
+/// key as themselves. See `reach::registrable`.
 pub fn key_for_host(host: &str, config: &Config) -> String {
     if let Some(site) = config.owner_of(host) {
         return site.name.to_owned();
