@@ -21,6 +21,7 @@ pub mod js;
 pub mod log;
 pub mod pacer;
 pub mod profile;
+pub(crate) mod reach;
 pub mod resolve;
 pub mod site;
 pub mod state_dir;

@@ -14,7 +14,7 @@ use crate::{
     error::Result,
     gate::SiteRequest,
     profile::{TabRef, Target},
-    site,
+    reach::{self, Reach},
     store::{Store, TabEntry, TabMap},
 };
 
@@ -25,14 +25,37 @@ pub const UNKNOWN_SITE: &str = "[unknown-tab]";
 /// A host in the tab map that stands for "could not be read: every site".
 pub const ANY_HOST: &str = "*";
 
-/// The hosts a URL reaches, as the tab map keeps them: none for a page on no
-/// site, [`ANY_HOST`] for one that cannot be read.
+/// The hosts a navigation to `url` reaches, as the tab map keeps them: none
+/// for a page proved to be on no site, [`ANY_HOST`] for what cannot be read
+/// (beside the host it most likely means), every host a `data:` document
+/// names. A `javascript:` URL is a script the profile has analysed already;
+/// here it counts as unreadable.
 pub fn hosts_of_url(url: &str) -> Vec<String> {
-    match site::host_of_url(url) {
-        Some(h) => vec![h],
-        None if site::reaches_nowhere(url) => Vec::new(),
-        None => vec![ANY_HOST.to_owned()],
+    hosts_of(reach::reach(url))
+}
+
+fn hosts_of(r: Reach) -> Vec<String> {
+    match r {
+        Reach::Host(h) => vec![h],
+        Reach::Nowhere(_) => Vec::new(),
+        Reach::Document {
+            mut hosts,
+            unreadable,
+        } => {
+            if unreadable {
+                hosts.push(ANY_HOST.to_owned());
+            }
+            hosts
+        }
+        Reach::Script(_) => vec![ANY_HOST.to_owned()],
+        Reach::Unreadable { guess, .. } => guess.into_iter().chain([ANY_HOST.to_owned()]).collect(),
     }
+}
+
+/// The hosts an absolute URL found in a script or a page reaches; none for a
+/// relative one, which goes to the page's own site.
+pub fn hosts_of_absolute(url: &str) -> Vec<String> {
+    reach::reach_absolute(url).map(hosts_of).unwrap_or_default()
 }
 
 /// The gates a call with `target` is paced on; empty for a call that
@@ -81,7 +104,7 @@ pub fn requests_for(
                 None => every = true,
             }
             for u in urls {
-                hosts.extend(hosts_of_url(u));
+                hosts.extend(hosts_of_absolute(u));
             }
         }
     }

@@ -1,124 +1,44 @@
 //! Sites: from a URL or host to the key that one gate is kept under, and from
-//! a key to a file name.
+//! a key to a file name. Reading the URL is the `reach` module's job.
 //!
 //! Invariant: whatever a URL, a tab title or a config value says, the file
 //! name made from a key is one path component of safe characters, so nothing
 //! is ever written outside the state directory.
 
-use std::net::IpAddr;
-
 #[cfg(doc)]
 use crate::config::Config;
+use crate::reach::{self, Reach};
 
-/// Schemes that name no host a request could go to.
-const HOSTLESS_SCHEMES: &[&str] = &[
-    "about",
-    "chrome",
-    "chrome-extension",
-    "data",
-    "javascript",
-    "file",
-    "blob",
-    "edge",
-    "devtools",
-    "view-source",
-    "mailto",
-    "tel",
-];
-
-/// The host a URL points at, lowercase; `None` for URLs that reach no site
-/// (`about:blank`, `chrome://newtab`, `file:///…`) or that are not URLs. The
-/// scheme is optional, as in claude-in-chrome's `navigate`.
+/// The host a URL, a host or a site a person typed means (`pace-hook run
+/// --site`, the library's `Pacer`): the URL's host, or for a URL that cannot
+/// be read, the host it most likely means (`foo:bar` is `foo`). `None` for
+/// URLs that reach no one host (`about:blank`, scripts, `data:` documents).
+/// For hook events, where what cannot be read must pace every site, use
+/// [`crate::resolve::hosts_of_url`].
 pub fn host_of_url(url: &str) -> Option<String> {
-    let url = url.trim();
-    let rest = match url.find("://") {
-        Some(i) => {
-            let scheme = url[..i].to_ascii_lowercase();
-            if HOSTLESS_SCHEMES.contains(&scheme.as_str()) {
-                return None;
-            }
-            &url[i + 3..]
-        }
-        None => {
-            if let Some((scheme, _)) = url.split_once(':')
-                && HOSTLESS_SCHEMES.contains(&scheme.to_ascii_lowercase().as_str())
-            {
-                return None;
-            }
-            url.strip_prefix("//").unwrap_or(url)
-        }
-    };
-    let authority = rest.split(['/', '?', '#', '\\']).next().unwrap_or("");
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if let Some(v6) = host_port.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host_port.split(':').next().unwrap_or("")
-    };
-    normalize_host(host)
+    match reach::reach(url) {
+        Reach::Host(host)
+        | Reach::Unreadable {
+            guess: Some(host), ..
+        } => Some(host),
+        _ => None,
+    }
 }
 
-/// A host in canonical form: lowercase, no trailing dot, no characters a host
-/// cannot have. `None` if nothing usable is left.
+/// A host in canonical form, as URLs' hosts are: `Bücher.DE.` is
+/// `xn--bcher-kva.de`. `None` if it is not a host.
 pub fn normalize_host(host: &str) -> Option<String> {
-    let trimmed = host.trim().trim_end_matches('.');
-    let mut h = if trimmed.is_ascii() {
-        trimmed.to_ascii_lowercase()
-    } else {
-        trimmed.to_lowercase()
-    };
-    if let Some(v) = h.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
-        h = v.to_owned();
-    }
-    let bad = |c: char| c.is_whitespace() || c.is_control() || "/\\?#@[]<>\"'`{}|^%".contains(c);
-    let bad_byte = |b: &u8| {
-        b.is_ascii_whitespace() || b.is_ascii_control() || b"/\\?#@[]<>\"'`{}|^%".contains(b)
-    };
-    let any_bad = if h.is_ascii() {
-        h.as_bytes().iter().any(bad_byte)
-    } else {
-        h.contains(bad)
-    };
-    if h.is_empty() || h.len() > 253 || any_bad || h.starts_with('.') || h.contains("..") {
-        return None;
-    }
-    Some(h)
+    reach::normalize_host(host)
 }
 
-/// Whether `url` is proved to load nothing from any site (`about:blank`,
-/// `chrome://…`, `file://…`): only such URLs reach no site.
-pub fn reaches_nowhere(url: &str) -> bool {
-    let t = url.trim();
-    t.split_once(':').is_some_and(|(scheme, _)| {
-        let s = scheme.to_ascii_lowercase();
-        HOSTLESS_SCHEMES.contains(&s.as_str()) && !matches!(s.as_str(), "data" | "javascript")
-    })
-}
-
-/// The code of a `javascript:` URL, percent-decoded; `None` for any other
-/// URL. Such a navigation runs the code in the tab instead of loading a page.
+/// The code of a `javascript:` URL, decoded as the browser runs it; `None`
+/// for any other URL. Such a navigation runs the code in the tab instead of
+/// loading a page.
 pub fn script_of_url(url: &str) -> Option<String> {
-    let t = url.trim_start();
-    let (scheme, rest) = t.split_once(':')?;
-    if !scheme.eq_ignore_ascii_case("javascript") {
-        return None;
+    match reach::reach(url) {
+        Reach::Script(code) => Some(code),
+        _ => None,
     }
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(h) = rest.get(i + 1..i + 3)
-            && let Ok(b) = u8::from_str_radix(h, 16)
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// The gate key for a host: its registrable domain (`www.example.co.uk` and
@@ -126,15 +46,7 @@ pub fn script_of_url(url: &str) -> Option<String> {
 /// `localhost` key as themselves. The config never changes a host's key (see
 /// [`Config::requests_for_host`]): every process meets every other on it.
 pub fn key_for_host(host: &str) -> String {
-    if host.parse::<IpAddr>().is_ok() || host == "localhost" || host.ends_with(".localhost") {
-        return host.to_owned();
-    }
-    psl::domain_str(host).unwrap_or(host).to_owned()
-}
-
-/// The gate key for a URL, or `None` for a URL that reaches no site.
-pub fn key_for_url(url: &str) -> Option<String> {
-    host_of_url(url).map(|h| key_for_host(&h))
+    reach::registrable(host)
 }
 
 /// A file name for `key`: safe characters kept, everything else (and a leading
