@@ -188,17 +188,7 @@ impl<'de> Deserialize<'de> for BlockText {
 impl HookEvent {
     /// Read one event from `input`, refusing more than [`MAX_EVENT_BYTES`].
     pub fn read(input: impl Read) -> Result<Self> {
-        let mut buf = Vec::with_capacity(8 * 1024);
-        input
-            .take(MAX_EVENT_BYTES as u64 + 1)
-            .read_to_end(&mut buf)
-            .map_err(|source| Error::Stdin { source })?;
-        if buf.len() > MAX_EVENT_BYTES {
-            return Err(Error::InputTooLarge {
-                limit: MAX_EVENT_BYTES,
-            });
-        }
-        Self::parse(&buf)
+        Self::parse(&read_bytes(input)?)
     }
 
     /// Parse one event from bytes.
@@ -328,6 +318,49 @@ fn replace_lone_surrogates(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The bytes of one event from `input`, refusing more than
+/// [`MAX_EVENT_BYTES`].
+pub fn read_bytes(input: impl Read) -> Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(8 * 1024);
+    input
+        .take(MAX_EVENT_BYTES as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|source| Error::Stdin { source })?;
+    if buf.len() > MAX_EVENT_BYTES {
+        return Err(Error::InputTooLarge {
+            limit: MAX_EVENT_BYTES,
+        });
+    }
+    Ok(buf)
+}
+
+/// Whether bytes that do not parse as an event say, in the JSON structure
+/// itself (not inside a string), that they are a Post event: then the
+/// message must not tell the model its call was blocked, for it already ran.
+/// Only the wording depends on this, never the exit code.
+pub fn looks_like_post(bytes: &[u8]) -> bool {
+    let key = b"\"hook_event_name\"";
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if in_string => i += 1,
+            b'"' if !in_string && bytes[i..].starts_with(key) => {
+                let rest = &bytes[i + key.len()..];
+                let rest = rest.trim_ascii_start();
+                let Some(rest) = rest.strip_prefix(b":") else {
+                    return false;
+                };
+                return rest.trim_ascii_start().starts_with(b"\"PostToolUse");
+            }
+            b'"' => in_string = !in_string,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 fn collect_texts(v: &Value, out: &mut Vec<String>) {
     match v {
         Value::Object(m) => {
@@ -435,6 +468,23 @@ mod tests {
             e.result_texts(),
             vec!["cut \u{fffd}", "pair \u{1f600} low \u{fffd} esc \\ud83d"]
         );
+    }
+
+    #[test]
+    fn only_the_structure_says_an_event_is_a_post() {
+        assert!(looks_like_post(
+            br#"{"a": 1, "hook_event_name" : "PostToolUse", "x": [1"#
+        ));
+        assert!(looks_like_post(
+            br#"{"hook_event_name":"PostToolUseFailure","#
+        ));
+        assert!(!looks_like_post(
+            br#"{"hook_event_name":"PreToolUse","t":""hook_event_name":"PostToolUse""#
+        ));
+        assert!(!looks_like_post(
+            br#"{"tool_input":{"text":""hook_event_name": "PostToolUse""}"#
+        ));
+        assert!(!looks_like_post(b"garbage"));
     }
 
     #[test]

@@ -57,14 +57,22 @@ pub fn failure_message(tool: Option<&str>, error: &Error) -> String {
         Error::LockTimeout { .. } => {
             "Retry in a minute; if this keeps happening, tell the user.".to_owned()
         }
-        Error::Tampered { fix, .. } | Error::UnsafeStateDir { fix, .. } => {
-            format!("Retrying will not help: tell the user, who can fix it: {fix}.")
+        // The error itself says what to remove or change.
+        Error::Tampered { .. } | Error::UnsafeStateDir { .. } => {
+            "Retrying will not help: tell the user, who can fix it as said.".to_owned()
         }
         _ => "Retrying will not help: tell the user, so they can fix pace-hook's setup.".to_owned(),
     };
     let what = tool.map_or_else(|| "this call".to_owned(), |t| format!("`{}`", short(t)));
     one_line(&format!(
         "pace-hook blocked {what} because it could not pace it safely: {error}. {advice}"
+    ))
+}
+
+/// The message for a Post event that could not be read.
+pub fn unreadable_post_message(error: &Error) -> String {
+    one_line(&format!(
+        "pace-hook could not read this PostToolUse event: {error}. The call itself ran; its end was not recorded, so its site stays held until its in-flight hold runs out, and then paces as usual."
     ))
 }
 

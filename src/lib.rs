@@ -121,11 +121,24 @@ fn run_hook(stdin: impl Read, arrived: Mono) -> Exit {
     if std::env::var_os("PACE_HOOK_DEBUG_PANIC").is_some() {
         panic!("PACE_HOOK_DEBUG_PANIC is set");
     }
-    let event = match HookEvent::read(stdin) {
-        Ok(e) => e,
+    let bytes = match event::read_bytes(stdin) {
+        Ok(b) => b,
         Err(e) => {
-            // We cannot tell which event this was, so assume the one that can
-            // be blocked.
+            say(&hook::failure_message(None, &e));
+            return Exit::Block;
+        }
+    };
+    let event = match HookEvent::parse(&bytes) {
+        Ok(e) => e,
+        // Which event this was cannot be known for sure, so it exits as the
+        // one that can be blocked (2 blocks a Pre, and on a Post only shows
+        // the message). The wording follows what the bytes say they are: a
+        // Post's call already ran.
+        Err(e) if event::looks_like_post(&bytes) => {
+            say(&hook::unreadable_post_message(&e));
+            return Exit::Block;
+        }
+        Err(e) => {
             say(&hook::failure_message(None, &e));
             return Exit::Block;
         }

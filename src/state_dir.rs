@@ -207,8 +207,12 @@ impl Dir {
     /// thing of the wrong kind is named as tampering, with what to remove.
     pub(crate) fn refuse(&self, name: &str, e: io::Error, op: &'static str) -> Error {
         let path = self.join(name);
+        let link = self
+            .stat(name)
+            .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK);
         let kind = match e.raw_os_error() {
             Some(libc::ELOOP) => Some("a symbolic link"),
+            Some(libc::ENOTDIR) if link => Some("a symbolic link"),
             Some(libc::ENOTDIR) => Some("not a directory"),
             Some(libc::EISDIR) => Some("a directory, not a file"),
             Some(libc::ENXIO) => Some("not a regular file"),

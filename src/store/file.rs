@@ -340,7 +340,7 @@ impl FileStore {
         match dir.sub("queue", create) {
             Ok(Some(q)) => Ok(Some((dir, q))),
             Ok(None) => Ok(None),
-            Err(Error::Tampered { .. }) if create => {
+            Err(Error::Tampered { .. }) => {
                 // A file where the queue goes: set it aside under the site
                 // lock (everyone who adds to the queue holds it) and remake it.
                 let _lock = self.lock(&dir, "lock", self.clock.mono().after(LOCK_WAIT))?;
