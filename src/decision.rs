@@ -297,12 +297,18 @@ impl SiteState {
     }
 
     /// Push `call`'s hold to `now + hold`, for a call known to be still
-    /// running (`pace-hook run` while its command runs). Returns whether the
-    /// call was found.
+    /// running (`pace-hook run` while its command runs, or a Pre that was
+    /// held up after its admission). Returns whether the call still held the
+    /// site: a hold that has run out is not brought back, since another call
+    /// may have been admitted after it; the caller must queue again.
     pub fn extend(&mut self, call: &str, now: EpochMs, hold_ms: u64) -> bool {
         self.normalize(now);
         let mut found = false;
-        for f in self.in_flight.iter_mut().filter(|f| f.call == call) {
+        for f in self
+            .in_flight
+            .iter_mut()
+            .filter(|f| f.call == call && f.until_ms > now)
+        {
             f.until_ms = f.until_ms.max(now.saturating_add(hold_ms));
             found = true;
         }
@@ -540,6 +546,9 @@ mod tests {
         s.extend("run", 10_000, 120_000);
         assert_eq!(s.busy_until(), Some(180_000));
         assert!(!s.extend("other", 10_000, 120_000));
+        // Run out, it is not brought back.
+        assert!(!s.extend("run", 180_000, 120_000));
+        assert_eq!(s.busy_until(), Some(180_000));
     }
 
     #[test]

@@ -58,9 +58,12 @@ pub fn is_duplicate(r: &Record) -> bool {
 pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
     let mut order: Vec<&Record> = records
         .iter()
-        .filter(|r| matches!(r.event, Kind::Admit | Kind::Finish) && !is_duplicate(r))
+        .filter(|r| {
+            matches!(r.event, Kind::Admit | Kind::Finish | Kind::Cancel) && !is_duplicate(r)
+        })
         .collect();
-    order.sort_by_key(|r| r.ts);
+    // A finish is placed at its earliest site's time.
+    order.sort_by_key(|r| r.finished_ms.iter().copied().min().unwrap_or(r.ts));
     let mut tools: BTreeMap<&str, &str> = BTreeMap::new();
     let mut sites: BTreeMap<String, (SiteState, BTreeMap<String, EpochMs>)> = BTreeMap::new();
     let mut out: BTreeMap<String, Vec<Gap>> = BTreeMap::new();
@@ -111,9 +114,15 @@ pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
                     }
                     state.admit(call, r.ts, &policy, None);
                 }
+                Kind::Cancel => {
+                    state.cancel(call);
+                }
                 _ => {
-                    state.finish(call, r.ts, interval_ms);
-                    finishes.insert(call.to_owned(), r.ts);
+                    // Each site's own finish time when the record has them:
+                    // the sites of one call are written one after another.
+                    let at = r.finished_ms.get(i).copied().unwrap_or(r.ts);
+                    state.finish(call, at, interval_ms);
+                    finishes.insert(call.to_owned(), at);
                 }
             }
         }

@@ -86,6 +86,9 @@ pub struct Admitted {
     /// The same call already held every site (a second pace-hook for it):
     /// nothing was marked.
     pub duplicate: bool,
+    /// When the last of its sites let it in, on the monotonic scale: the
+    /// caller can tell whether it was held up since.
+    pub at_mono: Mono,
 }
 
 /// A call that gave up waiting, so it must be blocked.
@@ -99,6 +102,23 @@ pub struct GaveUp {
     pub waited_ms: u64,
     /// A lower bound on how much longer it would have had to wait.
     pub more_ms: u64,
+}
+
+/// The finish of a call, as recorded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Finished {
+    /// The sites it was recorded on (none if the gate did not know the call).
+    pub sites: Vec<String>,
+    /// Each site's finish time, in `sites` order: the store stamps each one
+    /// as it writes it.
+    pub times: Vec<EpochMs>,
+}
+
+impl Finished {
+    /// The last of the finish times.
+    pub fn at(&self) -> EpochMs {
+        self.times.iter().copied().max().unwrap_or(0)
+    }
 }
 
 /// A call whose budget for a site is spent.
@@ -168,6 +188,7 @@ impl<'a> Gate<'a> {
             };
             let mut taken: Vec<(usize, Option<u64>, bool)> = Vec::with_capacity(sites.len());
             let mut at_ms = 0;
+            let mut at_mono = clock.mono();
             for (i, req) in sites.iter().enumerate() {
                 let last = i + 1 == sites.len();
                 // A site taken while the call still waits for a later one
@@ -188,6 +209,7 @@ impl<'a> Gate<'a> {
                         duplicate,
                     }) => {
                         at_ms = at;
+                        at_mono = clock.mono();
                         taken.push((i, ticket, duplicate));
                     }
                     Ok(One::GaveUp(g)) => {
@@ -262,6 +284,7 @@ impl<'a> Gate<'a> {
                     .map(|(i, t, _)| (sites[*i].site.clone(), *t))
                     .collect(),
                 duplicate,
+                at_mono,
             }));
         }
     }
@@ -391,19 +414,15 @@ impl<'a> Gate<'a> {
     /// agent waits one interval instead of the whole hold; calls of other
     /// agents still count their holds in full. Returns the call ended, the
     /// sites written and the finish time.
-    pub fn end_previous(
-        &self,
-        agent: &str,
-        call: &str,
-    ) -> Result<Option<(String, Vec<String>, EpochMs)>> {
+    pub fn end_previous(&self, agent: &str, call: &str) -> Result<Option<(String, Finished)>> {
         let Some(previous) = self.store.open_call_of(agent)? else {
             return Ok(None);
         };
         if previous.call == call {
             return Ok(None);
         }
-        let (sites, at) = self.finish(&previous.call, Some(agent), &[])?;
-        Ok(Some((previous.call, sites, at)))
+        let finished = self.finish(&previous.call, Some(agent), &[])?;
+        Ok(Some((previous.call, finished)))
     }
 
     /// Take back `call`'s holds on `sites` after it was admitted but before
@@ -421,12 +440,14 @@ impl<'a> Gate<'a> {
     }
 
     /// Keep `call` in flight on `sites` for another `hold_ms` from now: it
-    /// is still running.
-    pub fn extend(&self, call: &str, sites: &[String], hold_ms: u64) -> Result<()> {
+    /// is still running. Returns whether it still held every site (a hold
+    /// that ran out is not brought back).
+    pub fn extend(&self, call: &str, sites: &[String], hold_ms: u64) -> Result<bool> {
+        let mut all = true;
         for site in sites {
-            self.store.extend(site, call, hold_ms)?;
+            all &= self.store.extend(site, call, hold_ms)?;
         }
-        Ok(())
+        Ok(all)
     }
 
     /// Record that `call` finished now on every site it was admitted to, and
@@ -434,18 +455,11 @@ impl<'a> Gate<'a> {
     /// sites written and the finish time, so the log shows exactly what the
     /// gate counts from; no sites if the call was not admitted by this gate
     /// and revealed nothing.
-    pub fn finish(
-        &self,
-        call: &str,
-        agent: Option<&str>,
-        revealed: &[String],
-    ) -> Result<(Vec<String>, EpochMs)> {
+    pub fn finish(&self, call: &str, agent: Option<&str>, revealed: &[String]) -> Result<Finished> {
         let record = self.store.take_call(call, agent)?;
         let (mut sites, interval) = match &record {
             Some(r) => (r.sites.clone(), r.interval_ms),
-            None if revealed.is_empty() => {
-                return Ok((Vec::new(), self.store.clock().now_ceil()));
-            }
+            None if revealed.is_empty() => return Ok(Finished::default()),
             None => (Vec::new(), 0),
         };
         for s in revealed {
@@ -453,11 +467,11 @@ impl<'a> Gate<'a> {
                 sites.push(s.clone());
             }
         }
-        let mut at = 0;
+        let mut times = Vec::with_capacity(sites.len());
         for site in &sites {
-            at = at.max(self.store.finish(site, call, interval)?);
+            times.push(self.store.finish(site, call, interval)?);
         }
-        Ok((sites, at))
+        Ok(Finished { sites, times })
     }
 }
 
@@ -559,7 +573,7 @@ mod tests {
     }
 
     fn finish(store: &MemoryStore, call: &str) -> EpochMs {
-        Gate::new(store).finish(call, Some(call), &[]).unwrap().1
+        Gate::new(store).finish(call, Some(call), &[]).unwrap().at()
     }
 
     #[test]
@@ -716,10 +730,10 @@ mod tests {
         );
         clock.advance(1_000);
         // No Post came for s#1 (another hook blocked it).
-        let (ended, sites, at) = gate.end_previous("s", "s#2").unwrap().unwrap();
+        let (ended, f) = gate.end_previous("s", "s#2").unwrap().unwrap();
         assert_eq!(
-            (ended.as_str(), sites, at),
-            ("s#1", vec!["x.com".to_owned()], T0 + 1_000)
+            (ended.as_str(), f.sites, f.times),
+            ("s#1", vec!["x.com".to_owned()], vec![T0 + 1_000])
         );
         let b = admitted(
             gate.admit("s#2", &[req("x.com")], clock.mono(), MAX_WAIT, Some("s"))

@@ -195,41 +195,63 @@ fn pace(
     if let Some(agent) = &agent {
         end_previous_call(event, agent, &call, &gate, store)?;
     }
-    match gate.admit(
-        &call,
-        &requests,
-        arrived,
-        config.max_wait_ms,
-        agent.as_deref(),
-    )? {
-        Turn::Admitted(a) => {
-            let sites: Vec<String> = a.sites.iter().map(|(s, _)| s.clone()).collect();
-            if !a.duplicate
-                && let Err(e) = learn_before(target, store, a.at_ms)
-            {
-                // The call is blocked, so it sends nothing: take back its
-                // holds rather than keep its sites busy for a whole hold.
-                let _ = gate.cancel(&call, &sites, agent.as_deref());
-                return Err(e);
-            }
-            let mut r = record(event, Kind::Admit, a.at_ms);
-            r.tool = label;
-            r.call = Some(call);
-            r.intervals_ms = sites
-                .iter()
-                .map(|s| policy_in(&requests, s).interval_ms)
-                .collect();
-            r.interval_ms = r.intervals_ms.first().copied();
-            r.hold_ms = Some(config.hold_ms);
-            r.sites = sites;
-            r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
-            r.waited_ms = Some(a.waited_ms);
-            if a.duplicate {
-                r.reason = Some("duplicate: this call already holds its sites".to_owned());
-            }
-            store.log(&r);
-            Ok(Outcome::Pass)
+    let turn = loop {
+        let turn = gate.admit(
+            &call,
+            &requests,
+            arrived,
+            config.max_wait_ms,
+            agent.as_deref(),
+        )?;
+        let Turn::Admitted(a) = &turn else {
+            break turn;
+        };
+        let sites: Vec<String> = a.sites.iter().map(|(s, _)| s.clone()).collect();
+        if !a.duplicate
+            && let Err(e) = learn_before(target, store, a.at_ms)
+        {
+            // The call is blocked, so it sends nothing: take back its
+            // holds rather than keep its sites busy for a whole hold.
+            let _ = gate.cancel(&call, &sites, agent.as_deref());
+            return Err(e);
         }
+        let mut r = record(event, Kind::Admit, a.at_ms);
+        r.tool = label.clone();
+        r.call = Some(call.clone());
+        r.intervals_ms = sites
+            .iter()
+            .map(|s| policy_in(&requests, s).interval_ms)
+            .collect();
+        r.interval_ms = r.intervals_ms.first().copied();
+        r.hold_ms = Some(config.hold_ms);
+        r.sites = sites.clone();
+        r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
+        r.waited_ms = Some(a.waited_ms);
+        if a.duplicate {
+            r.reason = Some("duplicate: this call already holds its sites".to_owned());
+        }
+        store.log(&r);
+        // The last look before the call goes: held up since its admission
+        // (the process was stopped, or starved of CPU)? Its hold may have run
+        // out and another call gone in after it, and this one would start
+        // on top of it. Renew the hold, or, if it ran out, queue again.
+        let stall = std::time::Duration::from_millis((config.hold_ms / 4).min(1_000));
+        if !a.duplicate
+            && clock.mono().since(a.at_mono) >= stall
+            && !gate.extend(&call, &sites, config.hold_ms)?
+        {
+            let _ = gate.cancel(&call, &sites, agent.as_deref());
+            let mut r = record(event, Kind::Cancel, clock.now_floor());
+            r.call = Some(call.clone());
+            r.sites = sites;
+            r.reason = Some("held up after admission past its hold; queued again".to_owned());
+            store.log(&r);
+            continue;
+        }
+        break turn;
+    };
+    match turn {
+        Turn::Admitted(_) => Ok(Outcome::Pass),
         Turn::OverBudget(s) => {
             let mut r = record(event, Kind::Block, s.now);
             r.tool = label.clone();
@@ -309,13 +331,14 @@ fn end_previous_call(
     gate: &Gate<'_>,
     store: &dyn Store,
 ) -> Result<()> {
-    if let Some((previous, sites, at)) = gate.end_previous(agent, call)?
-        && !sites.is_empty()
+    if let Some((previous, f)) = gate.end_previous(agent, call)?
+        && !f.sites.is_empty()
     {
-        let mut r = record(event, Kind::Finish, at);
+        let mut r = record(event, Kind::Finish, f.at());
         r.call = Some(previous);
         r.tool = String::new();
-        r.sites = sites;
+        r.finished_ms = f.times;
+        r.sites = f.sites;
         r.reason = Some("no Post came; ended by the agent's next call".to_owned());
         store.log(&r);
     }
@@ -369,14 +392,15 @@ fn post(event: &HookEvent) -> Result<(), PostFailure> {
     // The finish first: it is what the next call's wait counts from.
     let key = call_key(event);
     if event.tool_use_id.is_some() || !revealed.is_empty() {
-        let (sites, at) = Gate::new(store)
+        let f = Gate::new(store)
             .finish(&key, event.agent().as_deref(), &revealed)
             .map_err(|e| not_recorded(&what, &e, &config))?;
-        if !sites.is_empty() {
-            let mut r = record(event, Kind::Finish, at);
+        if !f.sites.is_empty() {
+            let mut r = record(event, Kind::Finish, f.at());
             r.tool = tool.to_owned();
             r.call = Some(key);
-            r.sites = sites;
+            r.finished_ms = f.times;
+            r.sites = f.sites;
             r.reason = (event.kind == EventKind::PostToolUseFailure).then(|| "failed".to_owned());
             store.log(&r);
         }

@@ -35,6 +35,9 @@ pub enum Kind {
     GiveUp,
     /// A tool of a server no profile knows passed unpaced.
     Unknown,
+    /// An admission taken back before the call went (it was held up past
+    /// its hold and queued again): it sent nothing.
+    Cancel,
 }
 
 /// One line of the log.
@@ -73,6 +76,10 @@ pub struct Record {
     /// Queue tickets, in `sites` order, for calls that queued (admit).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tickets: Vec<Option<u64>>,
+    /// Per site, in `sites` order, when its finish was recorded (finish):
+    /// each site's own time, for `gaps`; `ts` is the last of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub finished_ms: Vec<EpochMs>,
     /// Why (skip, block, give_up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -94,6 +101,7 @@ impl Record {
             intervals_ms: Vec::new(),
             hold_ms: None,
             tickets: Vec::new(),
+            finished_ms: Vec::new(),
             reason: None,
         }
     }

@@ -177,11 +177,9 @@ impl Permit<'_> {
     /// for work that may outlast it; if the process dies, the hold lapses on
     /// its own.
     pub fn keep_alive(&self) -> Result<()> {
-        Gate::new(self.pacer.store.as_ref()).extend(
-            &self.call,
-            &self.sites,
-            self.pacer.config.hold_ms,
-        )
+        Gate::new(self.pacer.store.as_ref())
+            .extend(&self.call, &self.sites, self.pacer.config.hold_ms)
+            .map(|_| ())
     }
 
     /// How often [`Permit::keep_alive`] should be called.
@@ -198,10 +196,11 @@ impl Permit<'_> {
 
     fn record_finish(&self) -> Result<()> {
         let gate = Gate::new(self.pacer.store.as_ref());
-        let (sites, at) = gate.finish(&self.call, None, &[])?;
-        let mut r = Record::new(Kind::Finish, at, "run");
+        let f = gate.finish(&self.call, None, &[])?;
+        let mut r = Record::new(Kind::Finish, f.at(), "run");
         r.call = Some(self.call.clone());
-        r.sites = sites;
+        r.finished_ms = f.times;
+        r.sites = f.sites;
         self.pacer.store.log(&r);
         Ok(())
     }

@@ -105,12 +105,12 @@ impl World {
     fn finish(&mut self, agent: usize) {
         if let Some(call) = self.open[agent].take() {
             let agent_key = format!("agent{agent}");
-            let (sites, _) = Gate::new(&self.store)
+            let f = Gate::new(&self.store)
                 .finish(&call, Some(&agent_key), &[])
                 .unwrap();
             let mut r = Record::new(Kind::Finish, self.real(), "t");
             r.call = Some(call);
-            r.sites = sites;
+            r.sites = f.sites;
             self.log.push(r);
         }
     }
@@ -139,10 +139,10 @@ impl World {
                 let call = format!("{agent_key}#{}", self.next);
                 let gate = Gate::new(&self.store);
                 // The same agent's next call ends its open one.
-                if let Some((prev, ended, _)) = gate.end_previous(&agent_key, &call).unwrap() {
+                if let Some((prev, f)) = gate.end_previous(&agent_key, &call).unwrap() {
                     let mut r = Record::new(Kind::Finish, self.real(), "t");
                     r.call = Some(prev);
-                    r.sites = ended;
+                    r.sites = f.sites;
                     self.log.push(r);
                 }
                 self.open[agent] = None;
