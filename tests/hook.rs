@@ -582,11 +582,28 @@ fn tools_it_does_not_pace_pass_silently_and_write_nothing() {
     let gate = Gate::new("");
     let bash = json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "b1"});
     assert_pass(&gate.run(&bash));
-    assert_pass(&gate.run(&fixture("PreToolUse.stdio-mode")));
     assert!(
         !gate.home().exists(),
         "state was written for a tool pace-hook does not pace"
     );
+}
+
+/// Issue 8: with a broad matcher (`mcp__.*`), a tool of a server no profile
+/// knows passed with nothing in the gate log. It still passes, and its line
+/// names the whole tool, for `status` to say how to declare it.
+#[test]
+fn a_tool_nobody_knows_passes_and_is_logged_by_its_full_name() {
+    let gate = Gate::new("");
+    assert_pass(&gate.run(&fixture("PreToolUse.stdio-mode")));
+    let unknown = gate.events("unknown");
+    assert_eq!(unknown.len(), 1, "{:#?}", gate.log());
+    assert_eq!(unknown[0]["tool"], "mcp__chromemock__navigate");
+    assert!(unknown[0]["sites"].as_array().unwrap().is_empty());
+    let mut post = fixture("PreToolUse.stdio-mode");
+    post["hook_event_name"] = json!("PostToolUse");
+    post["tool_response"] = json!([{"type": "text", "text": "ok"}]);
+    assert_pass(&gate.run(&post));
+    assert_eq!(gate.log().len(), 1, "{:#?}", gate.log());
 }
 
 #[test]
