@@ -23,6 +23,8 @@ use crate::{config::ToolRule, error::Result};
 
 mod chrome;
 pub(crate) mod declared;
+mod puppeteer;
+mod webfetch;
 
 /// A browser tab id, as text (ids come as numbers or strings).
 pub type TabId = String;
@@ -203,7 +205,11 @@ pub(crate) trait Profile: Sync {
     }
 }
 
-static PROFILES: &[&dyn Profile] = &[&chrome::ClaudeInChrome];
+static PROFILES: &[&dyn Profile] = &[
+    &chrome::ClaudeInChrome,
+    &puppeteer::Puppeteer,
+    &webfetch::WebFetch,
+];
 
 /// The profile that owns `tool_name`, with the tool's short name.
 pub(crate) fn find(tool_name: &str) -> Option<(&'static dyn Profile, &str)> {
