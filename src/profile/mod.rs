@@ -23,6 +23,7 @@ use crate::{config::ToolRule, error::Result};
 
 mod chrome;
 pub(crate) mod declared;
+mod playwright;
 mod puppeteer;
 mod webfetch;
 
@@ -207,6 +208,7 @@ pub(crate) trait Profile: Sync {
 
 static PROFILES: &[&dyn Profile] = &[
     &chrome::ClaudeInChrome,
+    &playwright::Playwright,
     &puppeteer::Puppeteer,
     &webfetch::WebFetch,
 ];
