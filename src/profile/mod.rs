@@ -23,6 +23,7 @@ use crate::{config::ToolRule, error::Result};
 
 mod chrome;
 pub(crate) mod declared;
+mod devtools;
 mod playwright;
 mod puppeteer;
 mod webfetch;
@@ -209,6 +210,7 @@ pub(crate) trait Profile: Sync {
 static PROFILES: &[&dyn Profile] = &[
     &chrome::ClaudeInChrome,
     &playwright::Playwright,
+    &devtools::DevTools,
     &puppeteer::Puppeteer,
     &webfetch::WebFetch,
 ];
