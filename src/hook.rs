@@ -365,6 +365,7 @@ fn post(event: &HookEvent) -> Result<(), PostFailure> {
     let store = store.as_ref();
     let call = Call {
         tool,
+        server: profile::server_of(&event.tool_name),
         input: &event.tool_input,
         session: event.session_id.as_deref(),
     };

@@ -181,6 +181,7 @@ impl ClaudeInChrome {
             let short = self.owns(name).unwrap_or(name);
             let inner = self.classify_or_page(&Call {
                 tool: short,
+                server: call.server,
                 input,
                 session: call.session,
             });
@@ -334,6 +335,7 @@ mod tests {
         ClaudeInChrome.learn(
             &Call {
                 tool,
+                server: "claude-in-chrome",
                 input: &input(input_v),
                 session: Some("s"),
             },

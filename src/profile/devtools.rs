@@ -215,7 +215,7 @@ impl Profile for DevTools {
 }
 
 fn browser(call: &Call<'_>) -> String {
-    session_browser("devtools", call.session)
+    session_browser("devtools", "chrome_devtools", call)
 }
 
 /// `navigate_page{type?: url|back|forward|reload, url?, initScript?}`; with
@@ -377,6 +377,7 @@ mod tests {
         DevTools.learn(
             &Call {
                 tool,
+                server: "chrome-devtools",
                 input: &input(v),
                 session: Some("A"),
             },

@@ -129,6 +129,9 @@ pub enum Verdict {
 pub struct Call<'a> {
     /// The tool's short name within its family (`navigate`).
     pub tool: &'a str,
+    /// The MCP server as the tool name spells it (`playwright` in
+    /// `mcp__playwright__browser_click`); empty for Claude Code's own tools.
+    pub server: &'a str,
     /// The tool's input.
     pub input: &'a Map<String, Value>,
     /// The Claude Code session, which scopes per-session browsers.
@@ -239,6 +242,7 @@ pub fn classify<'r>(
         Some((profile, tool)) => {
             let call = Call {
                 tool,
+                server: server_of(tool_name),
                 input,
                 session,
             };
@@ -270,10 +274,28 @@ pub(crate) fn mcp_parts(tool_name: &str) -> Option<(String, &str)> {
     Some((server.to_ascii_lowercase().replace('-', "_"), tool))
 }
 
-/// The session part of a per-session browser's name: each Claude Code
-/// session starts its own MCP server, with a browser of its own.
-pub(crate) fn session_browser(profile: &str, session: Option<&str>) -> String {
-    format!("{profile}@{}", session.unwrap_or("-"))
+/// The server part of an MCP tool name as spelt; empty for other tools.
+pub(crate) fn server_of(tool_name: &str) -> &str {
+    tool_name
+        .strip_prefix("mcp__")
+        .and_then(|r| r.split_once("__"))
+        .map_or("", |(server, _)| server)
+}
+
+/// The name of the browser a per-session server drives: each Claude Code
+/// session starts its own MCP servers, each with a browser of its own. The
+/// usual server name gives `<profile>@<session>`; another (the same server
+/// installed as a plugin too) gives `<profile>.<server>@<session>`, so two
+/// servers' tab numbers never meet. `usual` is compared after lowercasing
+/// and turning `-` into `_`.
+pub(crate) fn session_browser(profile: &str, usual: &str, call: &Call<'_>) -> String {
+    let server = call.server.to_ascii_lowercase().replace('-', "_");
+    let session = call.session.unwrap_or("-");
+    if server.is_empty() || server == usual {
+        format!("{profile}@{session}")
+    } else {
+        format!("{profile}.{server}@{session}")
+    }
 }
 
 /// A non-blank string in `input` at `key`, trimmed.

@@ -228,7 +228,7 @@ impl Profile for Playwright {
 }
 
 fn browser(call: &Call<'_>) -> String {
-    session_browser("playwright", call.session)
+    session_browser("playwright", "playwright", call)
 }
 
 fn read_only(tool: &str) -> Option<&'static str> {
@@ -551,6 +551,7 @@ mod tests {
         Playwright.learn(
             &Call {
                 tool,
+                server: "playwright",
                 input: &input(v),
                 session: Some("A"),
             },
@@ -640,6 +641,7 @@ mod tests {
         assert_eq!(
             Playwright.classify(&Call {
                 tool: "browser_new_thing",
+                server: "playwright",
                 input: &input(json!({})),
                 session: Some("A")
             }),
@@ -692,6 +694,23 @@ mod tests {
             b,
             Verdict::Pace {
                 target: Target::Tab(TabRef::current("playwright@B")),
+                label: "browser_click".into()
+            }
+        );
+    }
+
+    #[test]
+    fn the_plugin_and_the_plain_server_are_two_browsers() {
+        // Both installed, each starts its own browser: tab 0 of one is not
+        // tab 0 of the other.
+        assert_eq!(
+            classify(
+                "mcp__plugin_playwright_playwright__browser_click",
+                &input(json!({})),
+                Some("A")
+            ),
+            Verdict::Pace {
+                target: Target::Tab(TabRef::current("playwright.plugin_playwright_playwright@A")),
                 label: "browser_click".into()
             }
         );

@@ -37,7 +37,7 @@ impl Profile for Puppeteer {
 
     fn page(&self, call: &Call<'_>) -> Option<TabRef> {
         Some(TabRef::new(
-            session_browser("puppeteer", call.session),
+            session_browser("puppeteer", "puppeteer", call),
             PAGE,
         ))
     }
@@ -142,6 +142,7 @@ mod tests {
         let i = input(json!({"url": "https://example.com/"}));
         let call = |input_v| Call {
             tool: "puppeteer_navigate",
+            server: "puppeteer",
             input: input_v,
             session: Some("A"),
         };

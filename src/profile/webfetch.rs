@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::{Call, Learned, Outcome, Profile, Status, TabRef, Target, Verdict, navigation, str_at};
+use super::{Call, Learned, Outcome, Profile, Status, TabRef, Target, Verdict, str_at};
 
 pub(crate) struct WebFetch;
 
@@ -28,8 +28,16 @@ impl Profile for WebFetch {
             "WebSearch" => Verdict::Skip {
                 why: "searches through Anthropic, not the sites",
             },
+            // Not `navigation`: WebFetch runs no script a `javascript:`
+            // URL could hold; such a URL reaches no site.
             _ => match str_at(call.input, "url") {
-                Some(url) => navigation(url, None, "WebFetch"),
+                Some(url) => Verdict::Pace {
+                    target: Target::Url {
+                        url: url.to_owned(),
+                        tab: None,
+                    },
+                    label: "WebFetch".to_owned(),
+                },
                 // Claude Code refuses it; if not, no one can say where it goes.
                 None => Verdict::Pace {
                     target: Target::Unknown,
@@ -114,6 +122,7 @@ mod tests {
         WebFetch.learn(
             &Call {
                 tool: "WebFetch",
+                server: "",
                 input: &input(json!({"url": "https://example.com/a", "prompt": "p"})),
                 session: Some("s"),
             },
@@ -149,6 +158,18 @@ mod tests {
             classify("WebFetch", &input(json!({"prompt": "p"})), Some("s")),
             Verdict::Pace {
                 target: Target::Unknown,
+                ..
+            }
+        ));
+        // WebFetch runs no script: a `javascript:` URL is a URL on no site.
+        assert!(matches!(
+            classify(
+                "WebFetch",
+                &input(json!({"url": "javascript:fetch(1);fetch(2)", "prompt": "p"})),
+                Some("s")
+            ),
+            Verdict::Pace {
+                target: Target::Url { .. },
                 ..
             }
         ));
