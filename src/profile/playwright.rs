@@ -499,8 +499,7 @@ fn parse_tab_line(line: &str) -> Option<TabLine> {
     let inner = body.strip_suffix(')')?;
     let tail_start = inner
         .char_indices()
-        .filter(|(_, c)| c.is_whitespace())
-        .last()
+        .rfind(|(_, c)| c.is_whitespace())
         .map_or(0, |(i, c)| i + c.len_utf8());
     let tail = &inner[tail_start..];
     let mut urls: Vec<String> = tail
