@@ -1,6 +1,7 @@
 //! Tool families. A profile knows one family's tool names, sorts each call
 //! into skip, block or pace, says which site, tab or page a paced call
-//! touches, and reads what the family's results say about tabs.
+//! touches, and reads what the family's results say about tabs and HTTP
+//! statuses.
 //!
 //! Everything that names a tool, an input field or a result format lives in
 //! a profile; the hook and the gate speak only of sites, calls and tabs.
@@ -14,8 +15,15 @@
 //!
 //! Tab ids of different browsers never meet: every tab is named by a
 //! [`TabRef`] whose browser part says whose id it is (claude-in-chrome's one
-//! Chrome, or one session's Playwright browser), so a Playwright tab `1`, a
-//! DevTools page `1` and a Chrome tab `1` are three different tabs.
+//! Chrome, or the browser one session's Playwright, DevTools or Puppeteer
+//! server drives), so a Playwright tab `1`, a DevTools page `1` and a Chrome
+//! tab `1` are three different tabs, and so are two sessions' tab `1`s.
+//!
+//! Results carry page text beside what the server writes, and a page can
+//! imitate the server's lines. A profile believes (`TabSeen::sure`) only
+//! what stands where no page text can reach; anything else only adds a site
+//! a tab may be on. So a page can make a call wait for a site it is not
+//! on, never let a call pass its own site unpaced.
 
 use serde_json::{Map, Value};
 
