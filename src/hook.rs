@@ -116,8 +116,8 @@ pub fn call_key(event: &HookEvent) -> String {
     }
 }
 
-/// Log a line without a store: skips and unknown tools touch no state and
-/// read no config.
+/// Log a line without a store, if the state directory exists: skips touch
+/// no state.
 fn log_light(event: &HookEvent, kind: Kind, why: &str) {
     if let Ok(root) = crate::state_dir::default_root() {
         let mut r = record(
@@ -131,19 +131,24 @@ fn log_light(event: &HookEvent, kind: Kind, why: &str) {
 }
 
 fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
+    // Read only when a call needs it: an open tool's `[[tool]]` rules, or a
+    // block or a pace. Skips and listed tools' sorting never read it.
+    let mut loaded: Option<&'static Config> = None;
     let verdict = profile::classify(
         &event.tool_name,
         &event.tool_input,
         event.session_id.as_deref(),
-    );
+        || {
+            let config = event_config()?;
+            loaded = Some(config);
+            Ok(&config.tools[..])
+        },
+    )?;
+    let config = || loaded.map_or_else(event_config, Ok);
     match verdict {
         Verdict::NotOurs => Ok(Outcome::Pass),
         Verdict::Unknown => {
-            log_light(
-                event,
-                Kind::Unknown,
-                "no profile or [[tool]] knows this tool",
-            );
+            log_unknown(event);
             Ok(Outcome::Pass)
         }
         Verdict::Skip { why } => {
@@ -151,22 +156,46 @@ fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
             Ok(Outcome::Pass)
         }
         Verdict::Block { why, instead } => {
-            let config = event_config()?;
+            let config = config()?;
             let store = store::open(config)?;
             let mut r = record(event, Kind::Block, store.clock().now_floor());
             r.reason = Some(why.clone());
             store.log(&r);
-            Ok(Outcome::Block(one_line(&format!(
-                "pace-hook blocked `{}`: {why}. {instead}; pace-hook then spaces the requests to each site {} apart, from the end of one to the start of the next.",
-                short(&event.tool_name),
-                format_duration(config.interval_ms)
-            ))))
+            let tool = short(&event.tool_name);
+            Ok(Outcome::Block(one_line(&if instead.is_empty() {
+                // A `[[tool]]` block: the user's reason says it all.
+                format!("pace-hook blocked `{tool}`: {why}.")
+            } else {
+                format!(
+                    "pace-hook blocked `{tool}`: {why}. {instead}; pace-hook then spaces the requests to each site {} apart, from the end of one to the start of the next.",
+                    format_duration(config.interval_ms)
+                )
+            })))
         }
         Verdict::Pace { target, label } => {
-            let config = event_config()?;
+            let config = config()?;
             let store = store::open(config)?;
             pace(event, config, store.as_ref(), &target, label, arrived)
         }
+    }
+}
+
+/// Log a tool nobody knows, under its full name, so that `status` can show
+/// how to declare it. Unlike a skip's line, this one creates the state
+/// directory: on a fresh machine the first unknown tool is the one to see.
+fn log_unknown(event: &HookEvent) {
+    if let Ok(root) = crate::state_dir::default_root()
+        && let Ok(dir) = crate::state_dir::Dir::open_root(&root, true)
+    {
+        let mut r = record(
+            event,
+            Kind::Unknown,
+            crate::clock::Clock::now_floor(&crate::clock::SystemClock),
+        );
+        r.tool = event.tool_name.clone();
+        r.reason =
+            Some("no profile or [[tool]] rule knows this tool; it passed unpaced".to_owned());
+        crate::log::append(&dir, &r);
     }
 }
 
@@ -347,7 +376,7 @@ fn end_previous_call(
 
 fn post(event: &HookEvent) -> Result<(), PostFailure> {
     let Some((profile, tool)) = profile::find(&event.tool_name) else {
-        return Ok(());
+        return post_declared(event);
     };
     let what = format!("`{tool}`");
     // A Post is recorded even while the config is broken (the Pre side
@@ -358,6 +387,7 @@ fn post(event: &HookEvent) -> Result<(), PostFailure> {
     let store = store.as_ref();
     let call = Call {
         tool,
+        server: profile::server_of(&event.tool_name),
         input: &event.tool_input,
         session: event.session_id.as_deref(),
     };
@@ -390,20 +420,9 @@ fn post(event: &HookEvent) -> Result<(), PostFailure> {
         })
         .unwrap_or_default();
     // The finish first: it is what the next call's wait counts from.
-    let key = call_key(event);
     if event.tool_use_id.is_some() || !revealed.is_empty() {
-        let f = Gate::new(store)
-            .finish(&key, event.agent().as_deref(), &revealed)
+        record_finish(event, store, tool, &revealed)
             .map_err(|e| not_recorded(&what, &e, &config))?;
-        if !f.sites.is_empty() {
-            let mut r = record(event, Kind::Finish, f.at());
-            r.tool = tool.to_owned();
-            r.call = Some(key);
-            r.finished_ms = f.times;
-            r.sites = f.sites;
-            r.reason = (event.kind == EventKind::PostToolUseFailure).then(|| "failed".to_owned());
-            store.log(&r);
-        }
     }
     if learned.tabs.is_empty() && learned.current.is_none() {
         return Ok(());
@@ -431,6 +450,50 @@ fn post(event: &HookEvent) -> Result<(), PostFailure> {
                 "pace-hook recorded the end of {what} but could not update its tab map: {e}; calls on tabs it has not seen since are paced against every site it knows until a result shows where they are."
             )))
         })
+}
+
+/// The Post of a tool no profile owns: if a `[[tool]]` rule paces it, its
+/// call is finished like any other. Tools nobody declared were never
+/// admitted, so their Posts read nothing but the config.
+fn post_declared(event: &HookEvent) -> Result<(), PostFailure> {
+    if !event.tool_name.starts_with("mcp__") || event.tool_use_id.is_none() {
+        return Ok(());
+    }
+    // A broken config blocked the Pre, so no call of it is in flight.
+    let Ok(config) = Config::discover() else {
+        return Ok(());
+    };
+    if !profile::declared::rule_for(&config.tools, &event.tool_name)
+        .is_some_and(|r| r.class == crate::config::ToolClass::Pace)
+    {
+        return Ok(());
+    }
+    let what = format!("`{}`", short(&event.tool_name));
+    let store = store::open(&config).map_err(|e| not_recorded(&what, &e, &config))?;
+    let store = store.as_ref();
+    record_finish(event, store, short(&event.tool_name), &[])
+        .map_err(|e| not_recorded(&what, &e, &config))
+}
+
+/// Record the finish of the event's call, and on `revealed` sites, and log it.
+fn record_finish(
+    event: &HookEvent,
+    store: &dyn Store,
+    tool: &str,
+    revealed: &[String],
+) -> Result<()> {
+    let key = call_key(event);
+    let f = Gate::new(store).finish(&key, event.agent().as_deref(), revealed)?;
+    if !f.sites.is_empty() {
+        let mut r = record(event, Kind::Finish, f.at());
+        r.tool = tool.to_owned();
+        r.call = Some(key);
+        r.finished_ms = f.times;
+        r.sites = f.sites;
+        r.reason = (event.kind == EventKind::PostToolUseFailure).then(|| "failed".to_owned());
+        store.log(&r);
+    }
+    Ok(())
 }
 
 fn not_recorded(what: &str, e: &Error, config: &Config) -> PostFailure {

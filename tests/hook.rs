@@ -402,7 +402,6 @@ fn tools_it_does_not_pace_pass_silently_and_write_nothing() {
     let gate = Gate::new("");
     let bash = json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "b1"});
     assert_pass(&gate.run(&bash));
-    assert_pass(&gate.run(&fixture("PreToolUse.stdio-mode")));
     assert!(
         !gate.home().exists(),
         "state was written for a tool pace-hook does not pace"
@@ -800,6 +799,10 @@ fn calls_without_a_session_are_finished_by_their_post() {
     assert!(ts(&gate.record("admit", "next")) >= end + 100);
 }
 
+// ---------------------------------------------------------------------
+// Issue 8: every browser and web tool. Fixtures name the server version
+// their results are shaped after (`_note`).
+
 /// Issue 6: every spelling of a URL that the browser accepts keys as the
 /// site the browser reaches.
 #[test]
@@ -977,4 +980,546 @@ fn a_tab_context_of_a_hundred_thousand_lines_is_read_quickly() {
     event["tool_response"][3]["text"] = json!(block);
     let out = finish(gate.spawn(&event), Duration::from_secs(10));
     assert_pass(&out);
+}
+
+/// Issue 8: with a broad matcher (`mcp__.*`), a tool of a server no profile
+/// knows passed with nothing in the gate log. It still passes, and its line
+/// names the whole tool, for `status` to say how to declare it.
+#[test]
+fn a_tool_nobody_knows_passes_and_is_logged_by_its_full_name() {
+    let gate = Gate::new("");
+    assert_pass(&gate.run(&fixture("PreToolUse.stdio-mode")));
+    let unknown = gate.events("unknown");
+    assert_eq!(unknown.len(), 1, "{:#?}", gate.log());
+    assert_eq!(unknown[0]["tool"], "mcp__chromemock__navigate");
+    assert!(unknown[0]["sites"].as_array().unwrap().is_empty());
+    let mut post = fixture("PreToolUse.stdio-mode");
+    post["hook_event_name"] = json!("PostToolUse");
+    post["tool_response"] = json!([{"type": "text", "text": "ok"}]);
+    assert_pass(&gate.run(&post));
+    assert_eq!(gate.log().len(), 1, "{:#?}", gate.log());
+}
+
+/// Fixture `name` as call `id` of session `session`.
+fn event_in(name: &str, id: &str, session: &str) -> Value {
+    let mut e = fixture(name);
+    e["tool_use_id"] = json!(id);
+    e["session_id"] = json!(session);
+    e
+}
+
+/// A PreToolUse of `tool` with `input`, as call `id` of `session`.
+fn call(tool: &str, input: Value, id: &str, session: &str) -> Value {
+    let mut e = event_in("PreToolUse.browser_navigate", id, session);
+    e["tool_name"] = json!(tool);
+    e["tool_input"] = input;
+    e.as_object_mut().unwrap().remove("mcp_server");
+    e
+}
+
+/// The PreToolUse of a Post event.
+fn pre_of(post: &Value) -> Value {
+    let mut e = post.clone();
+    e["hook_event_name"] = json!("PreToolUse");
+    let o = e.as_object_mut().unwrap();
+    o.remove("tool_response");
+    o.remove("duration_ms");
+    e
+}
+
+/// The PostToolUse of `pre` whose result is the text block `text`.
+fn answer(pre: &Value, text: &str) -> Value {
+    let mut e = pre.clone();
+    e["hook_event_name"] = json!("PostToolUse");
+    e["tool_response"] = json!([{"type": "text", "text": text}]);
+    e
+}
+
+/// Run a Pre and its Post, both passing.
+fn run_call(gate: &Gate, post: &Value) {
+    assert_pass(&gate.run(&pre_of(post)));
+    assert_pass(&gate.run(post));
+}
+
+fn sites(gate: &Gate, id: &str) -> Value {
+    gate.record("admit", id)["sites"].clone()
+}
+
+#[test]
+fn webfetch_is_paced_on_its_url_and_its_post_records_the_finish() {
+    let gate = Gate::new("interval = \"300ms\"\n");
+    let first = event_in("PostToolUse.WebFetch", "f1", "A");
+    run_call(&gate, &first);
+    assert_eq!(sites(&gate, "f1"), json!(["example.com"]));
+    let end = ts(&gate.record("finish", "f1"));
+    // The next fetch of the site, from another session, counts from that
+    // finish; a 429 is a successful call whose Post finishes it too.
+    let second = event_in("PostToolUse.WebFetch-429", "f2", "B");
+    run_call(&gate, &second);
+    assert!(ts(&gate.record("admit", "f2")) >= end + 300);
+    gate.record("finish", "f2");
+    // WebSearch reaches no site pace-hook spaces.
+    assert_pass(&gate.run(&event_in("PreToolUse.WebSearch", "s1", "A")));
+    assert_eq!(
+        gate.record("skip", "s1")["reason"],
+        "searches through Anthropic, not the sites"
+    );
+}
+
+#[test]
+fn playwright_calls_are_paced_on_the_page_its_navigation_reached() {
+    let gate = Gate::new("interval = \"300ms\"\n");
+    // By URL.
+    run_call(&gate, &event_in("PostToolUse.browser_navigate", "nav", "A"));
+    assert_eq!(sites(&gate, "nav"), json!(["example.com"]));
+    let end = ts(&gate.record("finish", "nav"));
+    // By the current page, which the navigation's Post taught.
+    let click = call(
+        "mcp__playwright__browser_click",
+        json!({"element": "link", "target": "e6"}),
+        "click",
+        "A",
+    );
+    assert_pass(&gate.run(&click));
+    assert_eq!(sites(&gate, "click"), json!(["example.com"]));
+    assert!(ts(&gate.record("admit", "click")) >= end + 300);
+    // Reads pass at once.
+    let snap = call("mcp__playwright__browser_snapshot", json!({}), "snap", "A");
+    assert_pass(&finish(gate.spawn(&snap), Duration::from_secs(5)));
+    assert_eq!(
+        gate.record("skip", "snap")["reason"],
+        "reads the page the browser has"
+    );
+}
+
+#[test]
+fn a_playwright_post_that_moves_the_page_moves_later_calls_with_it() {
+    let gate = Gate::new("interval = \"10ms\"\n");
+    run_call(&gate, &event_in("PostToolUse.browser_navigate", "nav", "A"));
+    // The click leaves example.com for iana.org: paced on example.com,
+    // where it was made; its Post shows where the tab is now.
+    let click = event_in("PostToolUse.browser_click", "click", "A");
+    run_call(&gate, &click);
+    assert_eq!(sites(&gate, "click"), json!(["example.com"]));
+    let key = call(
+        "mcp__playwright__browser_press_key",
+        json!({"key": "End"}),
+        "key",
+        "A",
+    );
+    assert_pass(&gate.run(&key));
+    assert_eq!(sites(&gate, "key"), json!(["iana.org"]));
+}
+
+#[test]
+fn playwright_tabs_are_learnt_from_a_listing_and_a_select() {
+    let gate = Gate::new("interval = \"10ms\"\n");
+    run_call(&gate, &event_in("PostToolUse.browser_navigate", "nav", "A"));
+    // A select is a read; its Post lists both tabs and makes tab 1 current.
+    let select = event_in("PostToolUse.browser_tabs", "sel", "A");
+    run_call(&gate, &select);
+    assert_eq!(gate.record("skip", "sel")["reason"], "switches tabs");
+    let c1 = call(
+        "mcp__playwright__browser_click",
+        json!({"target": "e1"}),
+        "c1",
+        "A",
+    );
+    assert_pass(&gate.run(&c1));
+    assert_eq!(sites(&gate, "c1"), json!(["wikipedia.org"]));
+    // Back to tab 0, where the listing said example.com is.
+    let mut back = select.clone();
+    back["tool_use_id"] = json!("sel0");
+    back["tool_input"] = json!({"action": "select", "index": 0});
+    back["tool_response"] = json!([{"type": "text", "text": "### Result\n- 0: (current) [Example Domain](https://example.com/)\n- 1: [Wikipedia, the free encyclopedia](https://en.wikipedia.org/wiki/Main_Page)"}]);
+    run_call(&gate, &back);
+    let c2 = call(
+        "mcp__playwright__browser_click",
+        json!({"target": "e2"}),
+        "c2",
+        "A",
+    );
+    assert_pass(&gate.run(&c2));
+    assert_eq!(sites(&gate, "c2"), json!(["example.com"]));
+}
+
+#[test]
+fn an_older_playwright_result_is_read_too() {
+    let gate = Gate::new("interval = \"10ms\"\n");
+    run_call(
+        &gate,
+        &event_in("PostToolUse.browser_navigate-0.0.36", "nav", "A"),
+    );
+    let c = call(
+        "mcp__playwright__browser_hover",
+        json!({"target": "e3"}),
+        "hover",
+        "A",
+    );
+    assert_pass(&gate.run(&c));
+    assert_eq!(sites(&gate, "hover"), json!(["example.com"]));
+}
+
+#[test]
+fn page_text_posing_as_playwright_sections_cannot_move_a_tab_off_its_site() {
+    let gate = Gate::new("interval = \"10ms\"\n");
+    run_call(&gate, &event_in("PostToolUse.browser_navigate", "nav", "A"));
+    // The console holds a planted `### Page` for planted.example, ahead of
+    // the server's own section.
+    run_call(
+        &gate,
+        &event_in("PostToolUse.browser_console_messages", "console", "A"),
+    );
+    let c = call(
+        "mcp__playwright__browser_click",
+        json!({"target": "e1"}),
+        "click",
+        "A",
+    );
+    assert_pass(&gate.run(&c));
+    // Still paced on example.com; the planted site is at most added.
+    let s = sites(&gate, "click");
+    assert!(s.as_array().unwrap().contains(&json!("example.com")), "{s}");
+}
+
+#[test]
+fn playwright_scripts_with_two_requests_are_blocked() {
+    let gate = Gate::new("");
+    let eval = call(
+        "mcp__playwright__browser_evaluate",
+        json!({"function": "async () => [await fetch('/a'), await fetch('/b')]"}),
+        "eval",
+        "A",
+    );
+    let out = gate.run(&eval);
+    assert_eq!(code(&out), 2);
+    assert_eq!(
+        stderr(&out),
+        "pace-hook blocked `browser_evaluate`: the script starts 2 requests back to back (fetch at 1:20, fetch at 1:39). Make one request per browser_evaluate call; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
+    );
+    let run = call(
+        "mcp__playwright__browser_run_code_unsafe",
+        json!({"code": "async (page) => { await page.goto('https://a.example/'); await page.goto('https://b.example/'); }"}),
+        "run",
+        "A",
+    );
+    let out = gate.run(&run);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "pace-hook blocked `browser_run_code_unsafe`: the script starts 2 requests back to back (goto at 1:30, goto at 1:69). Make one request per browser_run_code_unsafe call; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
+    );
+    assert!(gate.events("admit").is_empty());
+}
+
+#[test]
+fn devtools_calls_are_paced_on_the_selected_page_and_follow_select_page() {
+    let gate = Gate::new("interval = \"10ms\"\n");
+    // By URL; its Post's listing selects page 1 there.
+    run_call(&gate, &event_in("PostToolUse.navigate_page", "nav", "A"));
+    assert_eq!(sites(&gate, "nav"), json!(["example.org"]));
+    let c1 = call(
+        "mcp__chrome-devtools__click",
+        json!({"uid": "1_4"}),
+        "c1",
+        "A",
+    );
+    assert_pass(&gate.run(&c1));
+    assert_eq!(sites(&gate, "c1"), json!(["example.org"]));
+    // A listing shows page 2; selecting it is a read, learnt at its Post.
+    run_call(&gate, &event_in("PostToolUse.list_pages", "list", "A"));
+    let select = event_in("PostToolUse.select_page", "sel", "A");
+    assert_pass(&gate.run(&pre_of(&select)));
+    assert_eq!(gate.record("skip", "sel")["reason"], "selects a page");
+    let c2 = call(
+        "mcp__chrome-devtools__fill",
+        json!({"uid": "2_1", "value": "x"}),
+        "c2",
+        "A",
+    );
+    // Before the Post the selection has not moved.
+    assert_pass(&gate.run(&c2));
+    assert_eq!(sites(&gate, "c2"), json!(["example.org"]));
+    assert_pass(&gate.run(&select));
+    let c3 = call(
+        "mcp__chrome-devtools__fill",
+        json!({"uid": "2_1", "value": "y"}),
+        "c3",
+        "A",
+    );
+    assert_pass(&gate.run(&c3));
+    assert_eq!(sites(&gate, "c3"), json!(["example.net"]));
+}
+
+#[test]
+fn a_devtools_select_that_failed_selects_nothing() {
+    let gate = Gate::new("interval = \"10ms\"\n");
+    run_call(&gate, &event_in("PostToolUse.list_pages", "list", "A"));
+    let mut failed = pre_of(&event_in("PostToolUse.select_page", "sel", "A"));
+    failed["hook_event_name"] = json!("PostToolUseFailure");
+    failed["error"] = json!("No page found");
+    assert_pass(&gate.run(&failed));
+    let c = call(
+        "mcp__chrome-devtools__click",
+        json!({"uid": "1_1"}),
+        "c",
+        "A",
+    );
+    assert_pass(&gate.run(&c));
+    assert_eq!(sites(&gate, "c"), json!(["example.org"]));
+}
+
+#[test]
+fn devtools_scripts_are_analysed_and_reads_skipped() {
+    let gate = Gate::new("");
+    let eval = call(
+        "mcp__chrome-devtools__evaluate_script",
+        json!({"function": "async () => { for (const u of urls) await fetch(u) }"}),
+        "eval",
+        "A",
+    );
+    let out = gate.run(&eval);
+    assert_eq!(code(&out), 2);
+    assert_eq!(
+        stderr(&out),
+        "pace-hook blocked `evaluate_script`: the script's request (fetch at 1:43) may run more than once, inside `for`. Make one request per evaluate_script call, with no loop around it; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
+    );
+    let shot = call(
+        "mcp__chrome-devtools__take_screenshot",
+        json!({}),
+        "shot",
+        "A",
+    );
+    assert_pass(&gate.run(&shot));
+    assert_eq!(gate.record("skip", "shot")["reason"], "takes a screenshot");
+}
+
+#[test]
+fn puppeteer_calls_are_paced_on_its_one_page() {
+    let gate = Gate::new("interval = \"10ms\"\n");
+    run_call(
+        &gate,
+        &event_in("PostToolUse.puppeteer_navigate", "nav", "A"),
+    );
+    assert_eq!(sites(&gate, "nav"), json!(["example.net"]));
+    let c = call(
+        "mcp__puppeteer__puppeteer_click",
+        json!({"selector": "a"}),
+        "click",
+        "A",
+    );
+    assert_pass(&gate.run(&c));
+    assert_eq!(sites(&gate, "click"), json!(["example.net"]));
+    let shot = call(
+        "mcp__puppeteer__puppeteer_screenshot",
+        json!({"name": "home"}),
+        "shot",
+        "A",
+    );
+    assert_pass(&gate.run(&shot));
+    gate.record("skip", "shot");
+    let eval = call(
+        "mcp__puppeteer__puppeteer_evaluate",
+        json!({"script": "fetch('/a'); fetch('/b')"}),
+        "eval",
+        "A",
+    );
+    assert_eq!(code(&gate.run(&eval)), 2);
+}
+
+/// Playwright tab 1 of session A, Playwright tab 1 of session B, DevTools
+/// page 1 and claude-in-chrome tab 1, on four sites: each call is paced on
+/// its own site only.
+#[test]
+fn tab_ids_of_two_profiles_and_two_sessions_never_meet() {
+    let gate = Gate::new("interval = \"10ms\"\n");
+    let listing = |current: &str, other: &str| {
+        format!("### Result\n- 0: [Zero]({other})\n- 1: (current) [One]({current})")
+    };
+    let select = |id: &str, session: &str, current: &str| {
+        let pre = call(
+            "mcp__playwright__browser_tabs",
+            json!({"action": "select", "index": 1}),
+            id,
+            session,
+        );
+        answer(&pre, &listing(current, "https://zero.example/"))
+    };
+    assert_pass(&gate.run(&select("la", "A", "https://a.example/")));
+    assert_pass(&gate.run(&select("lb", "B", "https://b.example/")));
+    let dt = call("mcp__chrome-devtools__list_pages", json!({}), "ld", "A");
+    assert_pass(&gate.run(&answer(
+        &dt,
+        "## Pages\n1: Cee (https://c.example/) [selected]",
+    )));
+    let mut chrome = with_id(fixture("PostToolUse.computer-screenshot"), "lc");
+    chrome["session_id"] = json!("A");
+    chrome["tool_response"][3]["text"] =
+        json!("\n\nTab Context:\n- Available tabs:\n  • tabId 1: \"Dee\" (\"https://d.example/\")");
+    assert_pass(&gate.run(&chrome));
+
+    let clicks = [
+        (
+            call(
+                "mcp__playwright__browser_click",
+                json!({"target": "e1"}),
+                "pa",
+                "A",
+            ),
+            "a.example",
+        ),
+        (
+            call(
+                "mcp__playwright__browser_click",
+                json!({"target": "e1"}),
+                "pb",
+                "B",
+            ),
+            "b.example",
+        ),
+        (
+            call(
+                "mcp__chrome-devtools__click",
+                json!({"uid": "1_1"}),
+                "d1",
+                "A",
+            ),
+            "c.example",
+        ),
+        (pre_click("c1", 1), "d.example"),
+    ];
+    for (event, site) in &clicks {
+        assert_pass(&gate.run(event));
+        let id = event["tool_use_id"].as_str().unwrap();
+        assert_eq!(sites(&gate, id), json!([site]), "{id}");
+    }
+}
+
+const TOOLS: &str = r#"interval = "10ms"
+[[site]]
+name = "bb"
+domains = ["browserbase.example"]
+
+[[tool]]
+match = "mcp__browserbase__navigate"
+class = "pace"
+url = "/url"
+
+[[tool]]
+match = "mcp__browserbase__(act|extract)"
+class = "pace"
+
+[[tool]]
+match = "mcp__browserbase__observe"
+class = "skip"
+
+[[tool]]
+match = "mcp__browser-use__retry_with_browser_use_agent"
+class = "block"
+reason = "it hands the whole job to an agent whose requests pace-hook cannot space; drive the browser one step per call instead."
+
+[[tool]]
+match = "mcp__browserbase__evaluate"
+class = "pace"
+code = "/script"
+
+[[tool]]
+match = "mcp__playwright__browser_future_tool"
+class = "pace"
+"#;
+
+#[test]
+fn declared_tools_are_paced_skipped_and_blocked_as_the_config_says() {
+    let gate = Gate::new(TOOLS);
+    // Pace with a URL: that URL's site; its Post finishes the call.
+    let nav = call(
+        "mcp__browserbase__navigate",
+        json!({"url": "https://shop.example/cart"}),
+        "nav",
+        "A",
+    );
+    assert_pass(&gate.run(&nav));
+    assert_eq!(sites(&gate, "nav"), json!(["shop.example"]));
+    assert_pass(&gate.run(&answer(&nav, "Navigated")));
+    gate.record("finish", "nav");
+    // Pace without a URL, on a server no profile knows: every known site.
+    let act = call(
+        "mcp__browserbase__act",
+        json!({"action": "click the checkout button"}),
+        "act",
+        "B",
+    );
+    assert_pass(&gate.run(&act));
+    assert_eq!(
+        sites(&gate, "act"),
+        json!(["browserbase.example", "shop.example"])
+    );
+    assert_pass(&gate.run(&answer(&act, "Clicked the checkout button")));
+    gate.record("finish", "act");
+    // Skip.
+    let observe = call("mcp__browserbase__observe", json!({}), "obs", "A");
+    assert_pass(&gate.run(&observe));
+    assert_eq!(
+        gate.record("skip", "obs")["reason"],
+        "declared `skip` by a [[tool]] rule"
+    );
+    // Block, with the user's reason.
+    let agent = call(
+        "mcp__browser-use__retry_with_browser_use_agent",
+        json!({"task": "buy it"}),
+        "agent",
+        "A",
+    );
+    let out = gate.run(&agent);
+    assert_eq!(code(&out), 2);
+    assert_eq!(
+        stderr(&out),
+        "pace-hook blocked `retry_with_browser_use_agent`: it hands the whole job to an agent whose requests pace-hook cannot space; drive the browser one step per call instead (the user's pace-hook config blocks `mcp__browser-use__retry_with_browser_use_agent`).\n"
+    );
+    // Code: analysed as a page script.
+    let two = call(
+        "mcp__browserbase__evaluate",
+        json!({"script": "fetch('/a'); fetch('/b')"}),
+        "two",
+        "A",
+    );
+    assert_eq!(code(&gate.run(&two)), 2);
+    let one = call(
+        "mcp__browserbase__evaluate",
+        json!({"script": "await fetch('https://api.example/x')"}),
+        "one",
+        "C",
+    );
+    assert_pass(&gate.run(&one));
+    assert!(
+        sites(&gate, "one")
+            .as_array()
+            .unwrap()
+            .contains(&json!("api.example"))
+    );
+}
+
+#[test]
+fn a_declared_tool_of_a_known_server_is_paced_on_its_current_page() {
+    let gate = Gate::new(TOOLS);
+    run_call(&gate, &event_in("PostToolUse.browser_navigate", "nav", "A"));
+    let future = call(
+        "mcp__playwright__browser_future_tool",
+        json!({}),
+        "future",
+        "A",
+    );
+    assert_pass(&gate.run(&future));
+    assert_eq!(sites(&gate, "future"), json!(["example.com"]));
+}
+
+#[test]
+fn a_bad_config_blocks_an_open_tool_but_not_a_listed_read() {
+    let gate = Gate::new("[[tool]]\nmatch = \"mcp__x__.*\"\nclass = \"later\"\n");
+    let open = call("mcp__x__go", json!({}), "go", "A");
+    let out = gate.run(&open);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("class `later`"), "{}", stderr(&out));
+    let read = call("mcp__playwright__browser_snapshot", json!({}), "snap", "A");
+    assert_pass(&gate.run(&read));
 }

@@ -10,7 +10,8 @@
 use serde_json::{Map, Value};
 
 use super::{
-    Call, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, script_verdict, tab_id,
+    Call, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts, navigation,
+    script_verdict, tab_id,
 };
 
 pub(crate) struct ClaudeInChrome;
@@ -54,23 +55,25 @@ const READ_ONLY_ACTIONS: &[(&str, &str)] = &[
 
 impl Profile for ClaudeInChrome {
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
-        let rest = tool_name.strip_prefix("mcp__")?;
-        let (server, tool) = rest.split_once("__")?;
-        let server = server.to_ascii_lowercase().replace('-', "_");
+        let (server, tool) = mcp_parts(tool_name)?;
         SERVERS.contains(&server.as_str()).then_some(tool)
     }
 
-    fn classify(&self, call: &Call<'_>) -> Verdict {
+    fn page(&self, call: &Call<'_>) -> Option<TabRef> {
+        tab_id(call.input.get("tabId")).map(|id| TabRef::new(BROWSER, id))
+    }
+
+    fn classify(&self, call: &Call<'_>) -> Option<Verdict> {
         let (tool, input) = (call.tool, call.input);
         if let Some((_, why)) = READ_ONLY.iter().find(|(t, _)| *t == tool) {
-            return Verdict::Skip { why };
+            return Some(Verdict::Skip { why });
         }
-        let tab = tab_id(input.get("tabId")).map(|id| TabRef::new(BROWSER, id));
+        let tab = self.page(call);
         let on_tab = |label: String| Verdict::Pace {
             target: tab.clone().map_or(Target::Unknown, Target::Tab),
             label,
         };
-        match tool {
+        Some(match tool {
             "computer" => {
                 let action = input.get("action").and_then(Value::as_str).unwrap_or("");
                 match READ_ONLY_ACTIONS.iter().find(|(a, _)| *a == action) {
@@ -92,16 +95,7 @@ impl Profile for ClaudeInChrome {
                     // No URL: the extension refuses it, or reloads; either
                     // way the tab's own site at most.
                     "" => on_tab("navigate".to_owned()),
-                    _ => match crate::site::script_of_url(url) {
-                        Some(code) => script_verdict(&code, tab, "navigate"),
-                        None => Verdict::Pace {
-                            target: Target::Url {
-                                url: url.to_owned(),
-                                tab,
-                            },
-                            label: "navigate".to_owned(),
-                        },
-                    },
+                    _ => navigation(url, tab, "navigate"),
                 }
             }
             "javascript_tool" => {
@@ -109,10 +103,13 @@ impl Profile for ClaudeInChrome {
                 script_verdict(code, tab, "javascript_tool")
             }
             "browser_batch" => self.batch(call),
-            // form_input, upload_image, file_upload, shortcuts_execute and any
-            // tool this profile does not know yet.
-            other => on_tab(other.to_owned()),
-        }
+            "form_input" | "upload_image" | "file_upload" | "shortcuts_execute" => {
+                on_tab(tool.to_owned())
+            }
+            // A tool this profile does not know yet: the user's rules, or
+            // its tab.
+            _ => return None,
+        })
     }
 
     fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
@@ -182,8 +179,9 @@ impl ClaudeInChrome {
             let name = a.get("name").and_then(Value::as_str).unwrap_or("?");
             let input = a.get("input").and_then(Value::as_object).unwrap_or(&empty);
             let short = self.owns(name).unwrap_or(name);
-            let inner = self.classify(&Call {
+            let inner = self.classify_or_page(&Call {
                 tool: short,
+                server: call.server,
                 input,
                 session: call.session,
             });
@@ -314,7 +312,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::profile::classify;
+    use crate::profile::tests::classify;
 
     fn input(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
@@ -337,6 +335,7 @@ mod tests {
         ClaudeInChrome.learn(
             &Call {
                 tool,
+                server: "claude-in-chrome",
                 input: &input(input_v),
                 session: Some("s"),
             },

@@ -1,19 +1,40 @@
 //! Tool families. A profile knows one family's tool names, sorts each call
 //! into skip, block or pace, says which site, tab or page a paced call
-//! touches, and reads what the family's results say about tabs.
+//! touches, and reads what the family's results say about tabs and HTTP
+//! statuses.
 //!
 //! Everything that names a tool, an input field or a result format lives in
 //! a profile; the hook and the gate speak only of sites, calls and tabs.
 //! Adding a family is adding a file here and a line to [`PROFILES`].
 //!
+//! A profile lists the tools it knows. A tool of its server that it does not
+//! list (a newer version's) is left open: the user's `[[tool]]` rules may
+//! decide it (see [`declared`]), and otherwise it is paced on the page the
+//! server acts on. Only such open calls read the config; listed tools, skips
+//! above all, are sorted from the event alone.
+//!
 //! Tab ids of different browsers never meet: every tab is named by a
 //! [`TabRef`] whose browser part says whose id it is (claude-in-chrome's one
-//! Chrome, or one session's Playwright browser), so a Playwright tab `1`, a
-//! DevTools page `1` and a Chrome tab `1` are three different tabs.
+//! Chrome, or the browser one session's Playwright, DevTools or Puppeteer
+//! server drives), so a Playwright tab `1`, a DevTools page `1` and a Chrome
+//! tab `1` are three different tabs, and so are two sessions' tab `1`s.
+//!
+//! Results carry page text beside what the server writes, and a page can
+//! imitate the server's lines. A profile believes (`TabSeen::sure`) only
+//! what stands where no page text can reach; anything else only adds a site
+//! a tab may be on. So a page can make a call wait for a site it is not
+//! on, never let a call pass its own site unpaced.
 
 use serde_json::{Map, Value};
 
+use crate::{config::ToolRule, error::Result};
+
 mod chrome;
+pub(crate) mod declared;
+mod devtools;
+mod playwright;
+mod puppeteer;
+mod webfetch;
 
 /// A browser tab id, as text (ids come as numbers or strings).
 pub type TabId = String;
@@ -116,6 +137,9 @@ pub enum Verdict {
 pub struct Call<'a> {
     /// The tool's short name within its family (`navigate`).
     pub tool: &'a str,
+    /// The MCP server as the tool name spells it (`playwright` in
+    /// `mcp__playwright__browser_click`); empty for Claude Code's own tools.
+    pub server: &'a str,
     /// The tool's input.
     pub input: &'a Map<String, Value>,
     /// The Claude Code session, which scopes per-session browsers.
@@ -146,6 +170,18 @@ pub struct TabSeen {
     pub sure: bool,
 }
 
+/// An HTTP status a result reports for a URL. Exposed for backoff (a 429 or
+/// 503 with its `Retry-After`); nothing acts on it yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// The URL that answered.
+    pub url: String,
+    /// The HTTP status code.
+    pub code: u16,
+    /// `Retry-After`, when the result carries it as seconds.
+    pub retry_after_ms: Option<u64>,
+}
+
 /// What a result teaches.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Learned {
@@ -156,19 +192,39 @@ pub struct Learned {
     /// The tab the call ran on, when the result names it: the sites it shows
     /// are where the call's requests went.
     pub executed: Option<TabRef>,
+    /// HTTP statuses the result reports, where the server itself wrote them.
+    pub statuses: Vec<Status>,
 }
 
 /// One family of browser tools.
 pub(crate) trait Profile: Sync {
     /// The tool's short name if this family owns `tool_name`.
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str>;
-    /// Sort a call.
-    fn classify(&self, call: &Call<'_>) -> Verdict;
-    /// What a result of `call` says about tabs.
+    /// Sort a call of a tool this profile lists; `None` for a tool of its
+    /// server that it does not list.
+    fn classify(&self, call: &Call<'_>) -> Option<Verdict>;
+    /// The page a call acts on when nothing more is known of the tool: the
+    /// server's current page, or the tab the input names; `None` when the
+    /// server has no such page.
+    fn page(&self, call: &Call<'_>) -> Option<TabRef>;
+    /// What a result of `call` says about tabs and statuses.
     fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned;
+
+    /// [`Profile::classify`], with an unlisted tool paced on
+    /// [`Profile::page`].
+    fn classify_or_page(&self, call: &Call<'_>) -> Verdict {
+        self.classify(call)
+            .unwrap_or_else(|| on_page(self.page(call), call.tool))
+    }
 }
 
-static PROFILES: &[&dyn Profile] = &[&chrome::ClaudeInChrome];
+static PROFILES: &[&dyn Profile] = &[
+    &chrome::ClaudeInChrome,
+    &playwright::Playwright,
+    &devtools::DevTools,
+    &puppeteer::Puppeteer,
+    &webfetch::WebFetch,
+];
 
 /// The profile that owns `tool_name`, with the tool's short name.
 pub(crate) fn find(tool_name: &str) -> Option<(&'static dyn Profile, &str)> {
@@ -177,16 +233,100 @@ pub(crate) fn find(tool_name: &str) -> Option<(&'static dyn Profile, &str)> {
         .find_map(|p| p.owns(tool_name).map(|short| (*p, short)))
 }
 
-/// Classify a tool call by its full name.
-pub fn classify(tool_name: &str, input: &Map<String, Value>, session: Option<&str>) -> Verdict {
-    match find(tool_name) {
-        Some((profile, tool)) => profile.classify(&Call {
-            tool,
-            input,
-            session,
-        }),
-        None if tool_name.starts_with("mcp__") => Verdict::Unknown,
-        None => Verdict::NotOurs,
+/// Classify a tool call by its full name. `rules` gives the user's
+/// `[[tool]]` rules; it is called only for an MCP tool no profile lists, so a
+/// listed tool is classified without reading the config.
+///
+/// The rules apply to MCP tools only: every other tool is Claude Code's own,
+/// and the one of those that reaches sites (`WebFetch`) has a profile. So a
+/// broad matcher's `Bash` and `Read` calls pass without touching the config.
+pub fn classify<'r>(
+    tool_name: &str,
+    input: &Map<String, Value>,
+    session: Option<&str>,
+    rules: impl FnOnce() -> Result<&'r [ToolRule]>,
+) -> Result<Verdict> {
+    let (page, fallback) = match find(tool_name) {
+        Some((profile, tool)) => {
+            let call = Call {
+                tool,
+                server: server_of(tool_name),
+                input,
+                session,
+            };
+            if let Some(verdict) = profile.classify(&call) {
+                return Ok(verdict);
+            }
+            let page = profile.page(&call);
+            (page.clone(), on_page(page, tool))
+        }
+        None if tool_name.starts_with("mcp__") => (None, Verdict::Unknown),
+        None => return Ok(Verdict::NotOurs),
+    };
+    Ok(declared::decide(rules()?, tool_name, input, page.as_ref()).unwrap_or(fallback))
+}
+
+/// A call paced on `page`, or on every known site when there is none.
+fn on_page(page: Option<TabRef>, label: &str) -> Verdict {
+    Verdict::Pace {
+        target: page.map_or(Target::Unknown, Target::Tab),
+        label: label.to_owned(),
+    }
+}
+
+/// The server part of an MCP tool name (`mcp__<server>__<tool>`), lowercased
+/// with `-` as `_`, and the tool's short name.
+pub(crate) fn mcp_parts(tool_name: &str) -> Option<(String, &str)> {
+    let rest = tool_name.strip_prefix("mcp__")?;
+    let (server, tool) = rest.split_once("__")?;
+    Some((server.to_ascii_lowercase().replace('-', "_"), tool))
+}
+
+/// The server part of an MCP tool name as spelt; empty for other tools.
+pub(crate) fn server_of(tool_name: &str) -> &str {
+    tool_name
+        .strip_prefix("mcp__")
+        .and_then(|r| r.split_once("__"))
+        .map_or("", |(server, _)| server)
+}
+
+/// The name of the browser a per-session server drives: each Claude Code
+/// session starts its own MCP servers, each with a browser of its own. The
+/// usual server name gives `<profile>@<session>`; another (the same server
+/// installed as a plugin too) gives `<profile>.<server>@<session>`, so two
+/// servers' tab numbers never meet. `usual` is compared after lowercasing
+/// and turning `-` into `_`.
+pub(crate) fn session_browser(profile: &str, usual: &str, call: &Call<'_>) -> String {
+    let server = call.server.to_ascii_lowercase().replace('-', "_");
+    let session = call.session.unwrap_or("-");
+    if server.is_empty() || server == usual {
+        format!("{profile}@{session}")
+    } else {
+        format!("{profile}.{server}@{session}")
+    }
+}
+
+/// A non-blank string in `input` at `key`, trimmed.
+pub(crate) fn str_at<'a>(input: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    input
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// A navigation to `url` (moving `tab` if given), or the script a
+/// `javascript:` URL runs.
+pub(crate) fn navigation(url: &str, tab: Option<TabRef>, label: &str) -> Verdict {
+    match crate::site::script_of_url(url) {
+        Some(code) => script_verdict(&code, tab, label),
+        None => Verdict::Pace {
+            target: Target::Url {
+                url: url.to_owned(),
+                tab,
+            },
+            label: label.to_owned(),
+        },
     }
 }
 
@@ -203,7 +343,56 @@ pub(crate) fn tab_id(v: Option<&Value>) -> Option<TabId> {
 /// navigation to a `javascript:` URL runs it in): paced when it makes at
 /// most one request, blocked otherwise.
 pub(crate) fn script_verdict(code: &str, tab: Option<TabRef>, label: &str) -> Verdict {
-    let found = crate::js::scan(code);
+    verdict_of(crate::js::scan(code), tab, label)
+}
+
+/// The verdict for Playwright code that runs in the MCP server's Node
+/// process, handed a `page` (`browser_run_code_unsafe`): paced when it makes
+/// at most one request, blocked otherwise. Its own requests (`page.goto`,
+/// `page.request.get`) count beside the page's `fetch`.
+///
+/// The scan does not know Playwright's API yet, so the calls that make a
+/// request are also counted here by name, inside strings and comments too:
+/// that errs towards blocking. The JavaScript parser replacing the scan takes
+/// the environment (page or server) and will make this body one call.
+pub(crate) fn script_verdict_server(code: &str, tab: Option<TabRef>, label: &str) -> Verdict {
+    let mut found = crate::js::scan(code);
+    found.sites.extend(playwright_requests(code));
+    verdict_of(found, tab, label)
+}
+
+/// Playwright calls that make a request, as `name at line:column`.
+fn playwright_requests(code: &str) -> Vec<String> {
+    const CALLS: &[&str] = &[
+        ".goto(",
+        ".reload(",
+        ".goBack(",
+        ".goForward(",
+        ".request.get(",
+        ".request.post(",
+        ".request.put(",
+        ".request.patch(",
+        ".request.delete(",
+        ".request.head(",
+        ".request.fetch(",
+    ];
+    let mut found: Vec<(usize, &str)> = CALLS
+        .iter()
+        .flat_map(|c| code.match_indices(c).map(move |(i, _)| (i, *c)))
+        .collect();
+    found.sort_unstable();
+    found
+        .into_iter()
+        .map(|(i, c)| {
+            let before = &code[..i];
+            let line = before.matches('\n').count() + 1;
+            let column = i - before.rfind('\n').map_or(0, |n| n + 1) + 2;
+            format!("{} at {line}:{column}", c.trim_matches(['.', '(']))
+        })
+        .collect()
+}
+
+fn verdict_of(found: crate::js::ScriptRequests, tab: Option<TabRef>, label: &str) -> Verdict {
     let instead = format!("Make one request per {label} call");
     if found.sites.len() >= 2 {
         Verdict::Block {
@@ -228,5 +417,128 @@ pub(crate) fn script_verdict(code: &str, tab: Option<TabRef>, label: &str) -> Ve
             },
             label: label.to_owned(),
         }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// [`super::classify`] with no `[[tool]]` rules.
+    pub(crate) fn classify(
+        tool_name: &str,
+        input: &Map<String, Value>,
+        session: Option<&str>,
+    ) -> Verdict {
+        super::classify(tool_name, input, session, || Ok(&[])).unwrap()
+    }
+
+    pub(crate) fn input(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn listed_tools_never_read_the_rules() {
+        let v = super::classify(
+            "mcp__claude-in-chrome__read_page",
+            &Map::new(),
+            Some("s"),
+            || panic!("the rules were read"),
+        )
+        .unwrap();
+        assert!(matches!(v, Verdict::Skip { .. }));
+        let v = super::classify("Bash", &Map::new(), Some("s"), || {
+            panic!("the rules were read")
+        })
+        .unwrap();
+        assert_eq!(v, Verdict::NotOurs);
+    }
+
+    #[test]
+    fn a_tool_of_an_unknown_server_is_unknown_and_not_ours_outside_mcp() {
+        assert_eq!(
+            classify("mcp__github__create_issue", &Map::new(), Some("s")),
+            Verdict::Unknown
+        );
+        assert_eq!(classify("Read", &Map::new(), Some("s")), Verdict::NotOurs);
+    }
+
+    #[test]
+    fn an_unlisted_tool_of_a_known_server_is_paced_on_its_page() {
+        let input = serde_json::json!({"tabId": 3});
+        assert_eq!(
+            classify(
+                "mcp__claude-in-chrome__brand_new",
+                input.as_object().unwrap(),
+                Some("s")
+            ),
+            Verdict::Pace {
+                target: Target::Tab(TabRef::new("chrome", "3")),
+                label: "brand_new".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_config_that_cannot_be_read_fails_an_open_call_only() {
+        let err = || {
+            Err(crate::error::Error::Panic {
+                message: "x".into(),
+            })
+        };
+        assert!(super::classify("mcp__x__y", &Map::new(), None, err).is_err());
+        assert!(super::classify("mcp__claude-in-chrome__computer", &Map::new(), None, err).is_ok());
+    }
+
+    #[test]
+    fn server_code_counts_playwright_navigations_as_requests() {
+        let two = script_verdict_server(
+            "async (page) => { await page.goto('https://a.example/');\n  await page.goto('https://b.example/'); }",
+            None,
+            "browser_run_code_unsafe",
+        );
+        let Verdict::Block { why, .. } = two else {
+            panic!("{two:?}")
+        };
+        assert_eq!(
+            why,
+            "the script starts 2 requests back to back (goto at 1:30, goto at 2:14)"
+        );
+        let api = script_verdict_server(
+            "async (page) => { const r = await page.request.get('https://api.example/x'); await fetch('https://api.example/y') }",
+            None,
+            "browser_run_code_unsafe",
+        );
+        assert!(matches!(api, Verdict::Block { .. }), "{api:?}");
+        let looped = script_verdict_server(
+            "async (page) => { for (const u of urls) await page.goto(u) }",
+            None,
+            "x",
+        );
+        assert!(matches!(looped, Verdict::Block { .. }), "{looped:?}");
+        let one = script_verdict_server(
+            "async (page) => { await page.goto('https://a.example/'); return page.title() }",
+            None,
+            "x",
+        );
+        assert_eq!(
+            one,
+            Verdict::Pace {
+                target: Target::Script {
+                    tab: None,
+                    urls: vec!["https://a.example/".into()],
+                    any_site: false
+                },
+                label: "x".into()
+            }
+        );
+    }
+
+    #[test]
+    fn page_code_does_not_count_a_method_named_goto() {
+        // In a page, `router.goto(` is the page's own business; only the
+        // server environment knows `page.goto`.
+        let v = script_verdict("router.goto('/a'); await fetch('/b')", None, "x");
+        assert!(matches!(v, Verdict::Pace { .. }), "{v:?}");
     }
 }
