@@ -16,11 +16,11 @@ pub mod exit;
 pub mod gaps;
 pub mod gate;
 pub mod hook;
-pub mod js;
 pub mod log;
 pub mod pacer;
 pub mod profile;
 pub mod resolve;
+pub(crate) mod script;
 pub mod site;
 pub mod store;
 

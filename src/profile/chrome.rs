@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::{Profile, TabSeen, Target, Verdict, tab_id};
-use crate::js;
+use crate::script::{self, Count, Env};
 
 pub(crate) struct ClaudeInChrome;
 
@@ -88,36 +88,7 @@ impl Profile for ClaudeInChrome {
             }
             "javascript_tool" => {
                 let code = input.get("text").and_then(Value::as_str).unwrap_or("");
-                let found = js::scan(code);
-                if found.sites.len() >= 2 {
-                    Verdict::Block {
-                        why: format!(
-                            "the script starts {} requests back to back ({})",
-                            found.sites.len(),
-                            found.sites.join(", ")
-                        ),
-                        instead: "Make one request per javascript_tool call".to_owned(),
-                    }
-                } else if let (Some(site), Some(repeat)) = (found.sites.first(), found.repeats) {
-                    Verdict::Block {
-                        why: format!(
-                            "the script's request ({site}) may run more than once, inside `{repeat}`"
-                        ),
-                        instead:
-                            "Make one request per javascript_tool call, with no loop around it"
-                                .to_owned(),
-                    }
-                } else if !found.urls.is_empty() {
-                    Verdict::Pace {
-                        target: Target::Script {
-                            tab,
-                            urls: found.urls,
-                        },
-                        label: "javascript_tool".to_owned(),
-                    }
-                } else {
-                    on_tab("javascript_tool".to_owned())
-                }
+                script_verdict(code, tab)
             }
             "browser_batch" => {
                 let actions = input.get("actions").and_then(Value::as_array);
@@ -173,6 +144,64 @@ impl Profile for ClaudeInChrome {
             }
         }
         seen
+    }
+}
+
+/// How `javascript_tool` code is treated: paced when the analysis shows at
+/// most one request and nothing it cannot see; blocked otherwise, with what
+/// it found. The tab's site is always paced; sites the code names are added,
+/// and a URL whose host is built at run time paces against every known site.
+fn script_verdict(code: &str, tab: Option<String>) -> Verdict {
+    const ONE: &str = "Make one request per javascript_tool call";
+    let analysis = match script::analyse(code, Env::Page) {
+        Ok(a) => a,
+        Err(e) => {
+            return Verdict::Block {
+                why: format!(
+                    "the script does not parse ({} at {}:{})",
+                    e.message, e.line, e.column
+                ),
+                instead: format!("Fix the script; {ONE}"),
+            };
+        }
+    };
+    if !analysis.opaque.is_empty() {
+        let places: Vec<String> = analysis
+            .opaque
+            .iter()
+            .map(|f| format!("{} at {}:{}", f.what, f.line, f.column))
+            .collect();
+        return Verdict::Block {
+            why: format!(
+                "the script runs code pace-hook cannot count requests in: {}",
+                places.join("; ")
+            ),
+            instead: format!("{ONE}, written out plainly"),
+        };
+    }
+    if let Count::Many { why } = analysis.count {
+        return Verdict::Block {
+            why: format!("the script can start more than one request: {why}"),
+            instead: format!("{ONE}, with no loop or callback around it"),
+        };
+    }
+    let tab = if analysis.unknown_hosts.is_empty() {
+        tab
+    } else {
+        None
+    };
+    if analysis.urls.is_empty() && tab.is_some() {
+        return Verdict::Pace {
+            target: Target::Tab(tab.expect("checked")),
+            label: "javascript_tool".to_owned(),
+        };
+    }
+    Verdict::Pace {
+        target: Target::Script {
+            tab,
+            urls: analysis.urls,
+        },
+        label: "javascript_tool".to_owned(),
     }
 }
 
