@@ -43,9 +43,56 @@ pub(super) fn loads(html: &str) -> usize {
         + lower.matches("background=").count()
 }
 
+/// True if `html` runs code once inserted: an inline event handler
+/// (`onerror=`), a `javascript:` URL, or an inline `<script>` (which runs
+/// when written by `document.write`). The caller treats such markup as
+/// opaque.
+pub(super) fn runs_code(html: &str) -> bool {
+    let lower = html.to_ascii_lowercase();
+    if lower.contains("javascript:") {
+        return true;
+    }
+    let b = lower.as_bytes();
+    for (i, _) in lower.match_indices("on") {
+        let before = i.checked_sub(1).map(|j| b[j]);
+        let starts_attribute = matches!(before, Some(c) if c.is_ascii_whitespace() || c == b'/' || c == b'"' || c == b'\'');
+        let mut end = i + 2;
+        while end < b.len() && b[end].is_ascii_alphabetic() {
+            end += 1;
+        }
+        while end < b.len() && b[end].is_ascii_whitespace() {
+            end += 1;
+        }
+        if starts_attribute && end > i + 2 && b.get(end) == Some(&b'=') {
+            return true;
+        }
+    }
+    let mut rest = lower.as_str();
+    while let Some(open) = rest.find("<script") {
+        let after = &rest[open..];
+        let Some(gt) = after.find('>') else {
+            return true;
+        };
+        let body = &after[gt + 1..];
+        let end = body.find("</script").unwrap_or(body.len());
+        if !body[..end].trim().is_empty() {
+            return true;
+        }
+        rest = &body[end..];
+    }
+    false
+}
+
+/// True if `css` (or markup with styles) loads something: `url(` or
+/// `@import`.
+pub(super) fn css_loads(css: &str) -> bool {
+    let lower = css.to_ascii_lowercase();
+    lower.contains("url(") || lower.contains("@import")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::loads;
+    use super::{loads, runs_code};
 
     #[test]
     fn script_markup_counts_each_loading_tag() {
@@ -67,5 +114,15 @@ mod tests {
     fn script_markup_counts_css_loads() {
         assert_eq!(loads("<div style=\"background:url(x)\"></div>"), 1);
         assert_eq!(loads("<style>@import 'a.css';</style>"), 1);
+    }
+
+    #[test]
+    fn script_markup_inline_handlers_urls_and_scripts_run_code() {
+        assert!(runs_code("<img src=x onerror=fetch(a)>"));
+        assert!(runs_code("<img src=x ONLOAD = \"f()\">"));
+        assert!(runs_code("<a href='javascript:fetch(a)'>x</a>"));
+        assert!(runs_code("<script>fetch(a)</script>"));
+        assert!(!runs_code("<script src=x></script><p>only one</p>"));
+        assert!(!runs_code("<img src=icon.png alt=\"on=off\"><b>done</b>"));
     }
 }

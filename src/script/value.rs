@@ -62,6 +62,8 @@ pub(super) enum Obj {
     Xhr,
     Reflect,
     Promise,
+    /// `Object`, for `Object.assign`.
+    Object,
     Axios,
     JQuery,
     Page,
@@ -107,12 +109,22 @@ pub(super) enum Special {
     Evaluate(usize),
     /// Playwright's `addInitScript`: runs in every page the context loads.
     InitScript,
+    /// `Object.assign(target, …sources)`: copies properties, `src` too.
+    ObjectAssign,
+    /// jQuery's `attr` / `prop`: `attr('src', u)` or `attr({ src: u })`.
+    Attr,
+    /// A function the platform hands the script that starts nothing: a
+    /// promise's `resolve` and `reject`.
+    Resolve,
     /// A method returning this known object (`page.context()`,
     /// `context.newPage()`).
     Returns(Obj),
 }
 
-/// Values an expression may have; an empty set means [`Value::Unknown`].
+/// Values an expression may have. The empty set is "no value yet": a
+/// variable nothing has been assigned to (`undefined`), or a parameter no
+/// call has reached. Values from outside the analysis are explicit
+/// [`Value::Unknown`]s, so sets only grow as the analysis learns.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Vals(Vec<Value>);
 
@@ -120,26 +132,24 @@ pub(super) struct Vals(Vec<Value>);
 const CAP: usize = 16;
 
 impl Vals {
-    /// Nothing known.
-    pub(super) fn unknown() -> Vals {
+    /// No value.
+    pub(super) fn none() -> Vals {
         Vals(Vec::new())
+    }
+
+    /// A value from outside the analysis.
+    pub(super) fn unknown() -> Vals {
+        Vals::of(Value::Unknown)
     }
 
     /// Exactly `v`.
     pub(super) fn of(v: Value) -> Vals {
-        let mut s = Vals::unknown();
-        s.add(v);
-        s
+        Vals(vec![v])
     }
 
-    /// The values, with [`Value::Unknown`] standing for an empty set.
+    /// The values.
     pub(super) fn iter(&self) -> impl Iterator<Item = &Value> {
-        static UNKNOWN: [Value; 1] = [Value::Unknown];
-        if self.0.is_empty() {
-            UNKNOWN.iter()
-        } else {
-            self.0.iter()
-        }
+        self.0.iter()
     }
 
     /// Add `v`; true if the set grew. Past [`CAP`] known strings are
@@ -224,6 +234,7 @@ pub(super) fn global(name: &str, env: Env) -> Option<Value> {
         "caches" => Obj(self::Obj::Caches),
         "Reflect" => Obj(self::Obj::Reflect),
         "Promise" => Obj(self::Obj::Promise),
+        "Object" => Obj(self::Obj::Object),
         "axios" => Obj(self::Obj::Axios),
         "$" | "jQuery" => Obj(self::Obj::JQuery),
         "page" if env == Env::PlaywrightServer => Obj(self::Obj::Page),
@@ -265,6 +276,7 @@ pub(super) fn by_name(name: &str, env: Env) -> Value {
             Special(self::Special::Markup("`createContextualFragment`", 0))
         }
         "setAttribute" | "setAttributeNS" => Special(self::Special::SetAttribute),
+        "attr" | "prop" => Special(self::Special::Attr),
         _ if env == Env::PlaywrightServer => playwright_action(name).unwrap_or(Unknown),
         _ => Unknown,
     }
@@ -338,6 +350,7 @@ pub(super) fn member(obj: Obj, name: &str) -> Option<Value> {
         (self::Obj::Caches, "add") => Sink("`cache.add`"),
         (self::Obj::Caches, "open") => Special(self::Special::CachesOpen),
         (self::Obj::Xhr, "send") => Sink("`XMLHttpRequest.send`"),
+        (self::Obj::Object, "assign") => Special(self::Special::ObjectAssign),
         (self::Obj::Reflect, "apply") => Special(self::Special::ReflectApply),
         (self::Obj::Reflect, "construct") => Special(self::Special::ReflectConstruct),
         (self::Obj::Reflect, "get") => Special(self::Special::ReflectGet),
@@ -364,7 +377,17 @@ pub(super) fn member(obj: Obj, name: &str) -> Option<Value> {
 /// Objects that can reach a request: a computed member of one with a key the
 /// analysis cannot read is opaque.
 pub(super) fn reaches_requests(obj: Obj) -> bool {
-    !matches!(obj, Obj::Promise)
+    !matches!(obj, Obj::Promise | Obj::Object)
+}
+
+/// Properties that make no request on an element of this tag, though they
+/// would on others: a link's `href` waits for a click, a form's `action` for
+/// a submit.
+pub(super) fn inert_property(tag: &str, name: &str) -> bool {
+    matches!(
+        (tag, name),
+        ("a" | "area" | "base", "href") | ("form", "action") | ("button" | "input", "formAction")
+    )
 }
 
 /// Names of properties whose assignment makes an element load a URL.

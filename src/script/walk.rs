@@ -185,6 +185,12 @@ impl<'a, 'p> Walker<'a, 'p> {
         for round in 0..MAX_ROUNDS {
             self.changed = false;
             self.env = env;
+            // What a round finds holds only once the values have settled:
+            // keep the last round's.
+            self.requests.clear();
+            self.opaque.clear();
+            self.urls.clear();
+            self.unknown_hosts.clear();
             self.scopes = vec![Scope::new(true)];
             self.fns.clear();
             cost = self.root(&root);
@@ -219,15 +225,19 @@ impl<'a, 'p> Walker<'a, 'p> {
     }
 
     fn root(&mut self, root: &Root<'a>) -> Cost {
-        let page = || match self.env {
-            Env::PlaywrightServer => vec![Arg {
-                vals: Vals::of(Value::Obj(Obj::Page)),
+        // The function is called with arguments the analysis does not see
+        // (DevTools' and Playwright's element arguments), Playwright's `page`
+        // first on the server.
+        let mut args: Vec<Arg<'a>> = (0..4)
+            .map(|_| Arg {
+                vals: Vals::unknown(),
                 spread: false,
                 expr: None,
-            }],
-            Env::Page => Vec::new(),
-        };
-        let args = page();
+            })
+            .collect();
+        if self.env == Env::PlaywrightServer {
+            args[0].vals = Vals::of(Value::Obj(Obj::Page));
+        }
         let site = |at| CallSite {
             at,
             name: String::new(),
@@ -344,6 +354,11 @@ impl<'a, 'p> Walker<'a, 'p> {
 
     fn join_binding(&mut self, id: u32, vals: &Vals) {
         let id = self.binding_id(id);
+        if vals.iter().next().is_none() {
+            // The binding holds `undefined`: nothing the analysis follows.
+            self.bindings.entry(id).or_default();
+            return;
+        }
         let entry = self.bindings.entry(id).or_default();
         if entry.join(vals) {
             self.changed = true;
@@ -362,6 +377,9 @@ impl<'a, 'p> Walker<'a, 'p> {
         if let Some(id) = self.lookup(name) {
             return self.bindings.get(&id).cloned().unwrap_or_default();
         }
+        if name == "undefined" {
+            return Vals::none();
+        }
         if name == "arguments"
             && let Some(ctx) = self.fns.iter_mut().rev().find(|f| !f.arrow)
         {
@@ -372,12 +390,16 @@ impl<'a, 'p> Walker<'a, 'p> {
     }
 
     fn global_member(&self, name: &str) -> Vals {
-        let mut out = Vals::unknown();
+        let mut out = Vals::none();
         if let Some(v) = value::global(name, self.env) {
             out.add(v);
         }
         if let Some(user) = self.globals.get(name) {
             out.join(user);
+        }
+        if out.iter().next().is_none() {
+            // The page's own globals.
+            out.add(Value::Unknown);
         }
         out
     }
@@ -531,7 +553,7 @@ impl<'a, 'p> Walker<'a, 'p> {
         self.fns.push(FnCtx {
             id,
             arrow: matches!(node, FnNode::Arrow(_)),
-            returns: Vals::unknown(),
+            returns: Vals::none(),
             uses_arguments: false,
         });
         self.scopes.push(Scope::new(true));
@@ -551,7 +573,7 @@ impl<'a, 'p> Walker<'a, 'p> {
         }
         let mut cost = Cost::Zero;
         for p in &params.items {
-            let mut vals = Vals::unknown();
+            let mut vals = Vals::none();
             if let Some(init) = &p.initializer {
                 let (v, c) = self.expr(init);
                 cost = cost.then(c);
@@ -658,7 +680,11 @@ impl<'a, 'p> Walker<'a, 'p> {
         let Some(summary) = self.summaries.get(&id) else {
             return (Vals::unknown(), cost);
         };
-        let (returns, mut once) = (summary.returns.clone(), summary.cost.clone());
+        // An async function or a generator returns an object of the
+        // platform's, whatever its `return` says.
+        let mut returns = summary.returns.clone();
+        returns.add(Value::Unknown);
+        let mut once = summary.cost.clone();
         if through && !site.name.is_empty() {
             let via = format!("through `{}` at {}", site.name, self.pos(site.at));
             once = once.through(|| via);
@@ -681,11 +707,18 @@ impl<'a, 'p> Walker<'a, 'p> {
         let opaque_what = |w: &str| format!("{w}, which {}", how.trim_start_matches("runs as "));
         match v {
             Value::Sink(label) => self.request(label, at).repeated(|| how.to_owned()),
-            Value::Func(id) => self
-                .summaries
-                .get(id)
-                .map_or(Cost::Zero, |s| s.cost.clone())
-                .repeated(|| how.to_owned()),
+            Value::Func(id) => {
+                // Code the analysis does not see may call it with anything.
+                if let Some(node) = self.nodes.get(id).copied() {
+                    for p in &node.params().items {
+                        self.bind(&p.pattern, &Vals::unknown(), false);
+                    }
+                }
+                self.summaries
+                    .get(id)
+                    .map_or(Cost::Zero, |s| s.cost.clone())
+                    .repeated(|| how.to_owned())
+            }
             Value::Via(inner) | Value::BindOf(inner) => self.escape_one(inner, at, how, reads_only),
             Value::Opaque(label) => {
                 self.opaque(&opaque_what(label), at);
@@ -713,6 +746,9 @@ impl<'a, 'p> Walker<'a, 'p> {
                     Cost::Zero
                 }
                 Special::XhrCtor
+                | Special::Resolve
+                | Special::ObjectAssign
+                | Special::Attr
                 | Special::CreateElement
                 | Special::NewElement(_)
                 | Special::CachesOpen
@@ -1230,14 +1266,10 @@ impl<'a, 'p> Walker<'a, 'p> {
 
     /// Member `key` of `obj`, read at `at`.
     fn get(&mut self, obj: &Vals, key: &Key<'a>, at: u32) -> Vals {
-        let mut out = Vals::unknown();
+        let mut out = Vals::none();
         for v in obj.iter().cloned().collect::<Vec<_>>() {
             let got = self.get_one(&v, key, at);
             out.join(&got);
-            if out.iter().all(|v| *v == Value::Unknown) && got.iter().all(|v| *v == Value::Unknown)
-            {
-                out.add(Value::Unknown);
-            }
         }
         out
     }
@@ -1247,6 +1279,10 @@ impl<'a, 'p> Walker<'a, 'p> {
         let one = Vals::of;
         match (v, key) {
             (_, Key::Private) => Vals::unknown(),
+            // `x.constructor.constructor` is `Function`, which runs a string.
+            (_, Key::Name(n, _)) if n == "constructor" => one(Value::Opaque(
+                "a call of a `.constructor` (it can be `Function`)",
+            )),
             (Value::Global, Key::Name(n, true)) => {
                 if n.parse::<u32>().is_ok() {
                     one(Value::Global)
@@ -1466,7 +1502,7 @@ impl<'a, 'p> Walker<'a, 'p> {
 
     /// Call one of `fvals`: the largest count among them.
     fn apply_all(&mut self, fvals: &Vals, args: &[Arg<'a>], site: &CallSite) -> (Vals, Cost) {
-        let mut out = Vals::unknown();
+        let mut out = Vals::none();
         let mut cost = Cost::Zero;
         for f in fvals.iter().cloned().collect::<Vec<_>>() {
             let (v, c) = self.apply(&f, args, site, true);
@@ -1486,6 +1522,9 @@ impl<'a, 'p> Walker<'a, 'p> {
         let at = site.at;
         match f {
             Value::Sink(label) => {
+                if let Some(first) = args.first() {
+                    self.code_url(&first.vals, label, at);
+                }
                 let c = self.request(label, at);
                 let ret = if *label == "`window.open`" {
                     Value::Global
@@ -1522,7 +1561,8 @@ impl<'a, 'p> Walker<'a, 'p> {
             Value::Special(s) => self.special(*s, args, site),
             Value::Obj(Obj::Axios) => (Vals::unknown(), self.request("`axios`", at)),
             Value::Obj(Obj::Promise) if site.new => {
-                let (_, c) = self.call_once(args.first(), &Vals::unknown(), site);
+                let resolve = Vals::of(Value::Special(Special::Resolve));
+                let (_, c) = self.call_once(args.first(), &resolve, site);
                 (Vals::unknown(), c)
             }
             Value::Dyn | Value::Any => {
@@ -1561,7 +1601,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             spread: false,
             expr: None,
         }];
-        let mut out = Vals::unknown();
+        let mut out = Vals::none();
         let mut cost = Cost::Zero;
         let inner = CallSite {
             at: site.at,
@@ -1596,8 +1636,26 @@ impl<'a, 'p> Walker<'a, 'p> {
         for a in args {
             let at = a.expr.map_or(site.at, |e| e.span().start);
             cost = cost.then(self.escape(&a.vals, at, &how, reads_only));
+            if let Some(e) = a.expr {
+                cost = cost.then(self.css(e, at));
+            }
         }
         cost
+    }
+
+    /// A string that, as CSS, loads something (`url(…)`, `@import`), handed to
+    /// the page at `at`: a style, `setProperty`, `insertRule`.
+    fn css(&mut self, e: &'a Expression<'a>, at: u32) -> Cost {
+        let mut parts = Vec::new();
+        self.shape(e, &mut parts);
+        let loads = parts
+            .iter()
+            .any(|p| matches!(p, Part::Lit(s) if markup::css_loads(s)));
+        if loads {
+            self.request("CSS that loads a `url(…)`", at)
+        } else {
+            Cost::Zero
+        }
     }
 
     fn special(&mut self, s: Special, args: &[Arg<'a>], site: &CallSite) -> (Vals, Cost) {
@@ -1633,7 +1691,11 @@ impl<'a, 'p> Walker<'a, 'p> {
                     .map(str::to_ascii_lowercase);
                 let cost = match name.as_deref() {
                     Some(n) if URL_ATTRIBUTES.contains(&n) => {
-                        self.request(&format!("`setAttribute('{n}')`"), at)
+                        let what = format!("`setAttribute('{n}')`");
+                        if let Some(v) = args.get(name_at + 1) {
+                            self.code_url(&v.vals, &what, at);
+                        }
+                        self.request(&what, at)
                     }
                     Some("srcdoc") => match args.get(name_at + 1) {
                         Some(a) => self.markup(&a.vals, "`setAttribute('srcdoc')`", at),
@@ -1656,18 +1718,23 @@ impl<'a, 'p> Walker<'a, 'p> {
             }
             Special::Timer(label) => {
                 let mut cost = Cost::Zero;
+                // A string is code to run; only a value known to be a
+                // function is not one.
                 if let Some(first) = args.first() {
-                    let stringish = first.vals.iter().any(|v| matches!(v, Value::Str(_)))
-                        || matches!(
-                            first.expr,
-                            Some(
-                                Expression::StringLiteral(_)
-                                    | Expression::TemplateLiteral(_)
-                                    | Expression::BinaryExpression(_)
+                    let function = !first.spread
+                        && first.vals.iter().all(|v| {
+                            matches!(
+                                v,
+                                Value::Func(_)
+                                    | Value::Sink(_)
+                                    | Value::Via(_)
+                                    | Value::BindOf(_)
+                                    | Value::Special(_)
+                                    | Value::Opaque(_)
                             )
-                        );
-                    if stringish {
-                        self.opaque(&format!("{label} with a string of code"), at);
+                        });
+                    if !function {
+                        self.opaque(&format!("{label} with what may be a string of code"), at);
                     }
                 }
                 let how = format!("runs as a {label} callback ({})", self.pos(at));
@@ -1711,7 +1778,7 @@ impl<'a, 'p> Walker<'a, 'p> {
                 }
             }
             Special::ReflectApply | Special::ReflectConstruct => {
-                let mut out = unknown();
+                let mut out = Vals::none();
                 let mut cost = Cost::Zero;
                 let inner = CallSite {
                     at,
@@ -1757,7 +1824,78 @@ impl<'a, 'p> Walker<'a, 'p> {
                 (unknown(), cost)
             }
             Special::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
+            Special::Resolve => (unknown(), Cost::Zero),
+            Special::ObjectAssign => {
+                let Some(target) = args.first() else {
+                    return (unknown(), Cost::Zero);
+                };
+                let plain = target.vals.iter().all(|v| matches!(v, Value::Plain));
+                let mut cost = Cost::Zero;
+                if !plain {
+                    for a in &args[1..] {
+                        cost = cost.then(self.copied_keys(&target.vals, a, "`Object.assign`", at));
+                    }
+                }
+                (target.vals.clone(), cost)
+            }
+            Special::Attr => {
+                let cost = match args {
+                    [one] if one.vals.all_strings() => Cost::Zero,
+                    [one] => self.copied_keys(&Vals::unknown(), one, "`attr`", at),
+                    [name, value, ..] => match name.vals.as_str() {
+                        Some(n) => {
+                            let key = Key::Name(Cow::Owned(n.to_owned()), false);
+                            self.set(&Vals::unknown(), &key, &value.vals, at)
+                        }
+                        None => {
+                            self.opaque(
+                                &format!("`{}` with a name the analysis cannot read", site.name),
+                                at,
+                            );
+                            Cost::Zero
+                        }
+                    },
+                    [] => Cost::Zero,
+                };
+                (unknown(), cost)
+            }
         }
+    }
+
+    /// Properties of the object `source` copied onto `target` by `how`: each
+    /// is set as if assigned; an object the analysis cannot read is opaque.
+    fn copied_keys(&mut self, target: &Vals, source: &Arg<'a>, how: &str, at: u32) -> Cost {
+        let Some(Expression::ObjectExpression(o)) = source.expr.filter(|_| !source.spread) else {
+            self.opaque(
+                &format!("{how} onto a page object from an object the analysis cannot read"),
+                at,
+            );
+            return Cost::Zero;
+        };
+        let mut cost = Cost::Zero;
+        for p in &o.properties {
+            let ObjectPropertyKind::ObjectProperty(p) = p else {
+                self.opaque(
+                    &format!("{how} onto a page object from an object the analysis cannot read"),
+                    at,
+                );
+                continue;
+            };
+            let key = match &p.key {
+                PropertyKey::StaticIdentifier(id) => {
+                    Key::Name(Cow::Borrowed(id.name.as_str()), true)
+                }
+                k => k
+                    .as_expression()
+                    .and_then(literal_key)
+                    .map_or(Key::Unreadable, |n| Key::Name(n, true)),
+            };
+            let mut parts = Vec::new();
+            self.shape(&p.value, &mut parts);
+            let vals = string_value(&parts);
+            cost = cost.then(self.set(target, &key, &vals, p.span.start));
+        }
+        cost
     }
 
     /// `what` at `at` starts `n` requests (many if `spread`).
@@ -1848,11 +1986,39 @@ impl<'a, 'p> Walker<'a, 'p> {
         }
     }
 
+    /// A `javascript:` URL among `vals`, given to `what`, runs code.
+    fn code_url(&mut self, vals: &Vals, what: &str, at: u32) {
+        let code = vals.iter().any(|v| {
+            matches!(v, Value::Str(s) if s
+                .trim_start_matches(|c: char| c <= ' ')
+                .chars()
+                .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+                .take(11)
+                .collect::<String>()
+                .eq_ignore_ascii_case("javascript:"))
+        });
+        if code {
+            self.opaque(
+                &format!("{what} with a `javascript:` URL, which runs code"),
+                at,
+            );
+        }
+    }
+
     /// Markup with values `vals` inserted by `label` at `at`.
     fn markup(&mut self, vals: &Vals, label: &str, at: u32) -> Cost {
         if !vals.all_strings() {
             self.opaque(&format!("{label} with markup the analysis cannot read"), at);
             return Cost::Zero;
+        }
+        if vals
+            .iter()
+            .any(|v| matches!(v, Value::Str(s) if markup::runs_code(s)))
+        {
+            self.opaque(
+                &format!("{label} with markup that runs code (an inline handler, a `javascript:` URL or a script)"),
+                at,
+            );
         }
         let n = vals
             .iter()
@@ -1888,7 +2054,15 @@ impl<'a, 'p> Walker<'a, 'p> {
             // `+=` and the like store a new number or string.
             _ => Vals::unknown(),
         };
-        let c = self.assign(&a.left, &stored, a.span.start);
+        let mut c = self.assign(&a.left, &stored, a.span.start);
+        // Markup counts its own `url(`s.
+        let markup = matches!(
+            a.left.as_member_expression().and_then(MemberExpression::static_property_name),
+            Some(n) if value::MARKUP_PROPERTIES.contains(&n)
+        );
+        if a.left.as_member_expression().is_some() && !markup {
+            c = c.then(self.css(&a.right, a.span.start));
+        }
         (rhs, cost.then(c))
     }
 
@@ -2000,9 +2174,15 @@ impl<'a, 'p> Walker<'a, 'p> {
             )
         };
         let mut cost = Cost::Zero;
+        if let Key::Name(n, _) = key
+            && (n == "location" || value::URL_PROPERTIES.contains(&n.as_ref()))
+        {
+            self.code_url(vals, &format!("assignment to `.{n}`"), at);
+        }
         for v in obj.iter().cloned().collect::<Vec<_>>() {
             let c = match (&v, key) {
                 (_, Key::Private) => Cost::Zero,
+                (Value::Element(tag), Key::Name(n, _)) if value::inert_property(tag, n) => Cost::Zero,
                 (Value::Global, Key::Name(n, true)) => {
                     if n == "location" {
                         self.request("assignment to `location`", at)
