@@ -64,6 +64,8 @@ pub(super) enum Obj {
     Promise,
     /// `Object`, for `Object.assign`.
     Object,
+    /// `URL`, for `URL.createObjectURL`.
+    Url,
     Axios,
     JQuery,
     Page,
@@ -113,6 +115,16 @@ pub(super) enum Special {
     ObjectAssign,
     /// jQuery's `attr` / `prop`: `attr('src', u)` or `attr({ src: u })`.
     Attr,
+    /// `Reflect.set(obj, key, value)`: assigns.
+    ReflectSet,
+    /// `URL.createObjectURL(blob)`: a `blob:` URL to code or data the
+    /// script made.
+    BlobUrl,
+    /// `document.execCommand('insertHTML', _, html)`.
+    ExecCommand,
+    /// `DOMParser`'s `parseFromString(html)`: an inert document, whose
+    /// nodes load once moved into the page.
+    ParseHtml,
     /// A function the platform hands the script that starts nothing: a
     /// promise's `resolve` and `reject`.
     Resolve,
@@ -235,6 +247,7 @@ pub(super) fn global(name: &str, env: Env) -> Option<Value> {
         "Reflect" => Obj(self::Obj::Reflect),
         "Promise" => Obj(self::Obj::Promise),
         "Object" => Obj(self::Obj::Object),
+        "URL" | "webkitURL" => Obj(self::Obj::Url),
         "axios" => Obj(self::Obj::Axios),
         "$" | "jQuery" => Obj(self::Obj::JQuery),
         "page" if env == Env::PlaywrightServer => Obj(self::Obj::Page),
@@ -277,6 +290,9 @@ pub(super) fn by_name(name: &str, env: Env) -> Value {
         }
         "setAttribute" | "setAttributeNS" => Special(self::Special::SetAttribute),
         "attr" | "prop" => Special(self::Special::Attr),
+        "execCommand" => Special(self::Special::ExecCommand),
+        "parseFromString" => Special(self::Special::ParseHtml),
+        "__lookupSetter__" | "__lookupGetter__" => Opaque(DESCRIPTOR),
         _ if env == Env::PlaywrightServer => playwright_action(name).unwrap_or(Unknown),
         _ => Unknown,
     }
@@ -351,6 +367,12 @@ pub(super) fn member(obj: Obj, name: &str) -> Option<Value> {
         (self::Obj::Caches, "open") => Special(self::Special::CachesOpen),
         (self::Obj::Xhr, "send") => Sink("`XMLHttpRequest.send`"),
         (self::Obj::Object, "assign") => Special(self::Special::ObjectAssign),
+        (
+            self::Obj::Object | self::Obj::Reflect,
+            "getOwnPropertyDescriptor" | "getOwnPropertyDescriptors",
+        ) => Opaque(DESCRIPTOR),
+        (self::Obj::Reflect, "set") => Special(self::Special::ReflectSet),
+        (self::Obj::Url, "createObjectURL") => Special(self::Special::BlobUrl),
         (self::Obj::Reflect, "apply") => Special(self::Special::ReflectApply),
         (self::Obj::Reflect, "construct") => Special(self::Special::ReflectConstruct),
         (self::Obj::Reflect, "get") => Special(self::Special::ReflectGet),
@@ -377,8 +399,25 @@ pub(super) fn member(obj: Obj, name: &str) -> Option<Value> {
 /// Objects that can reach a request: a computed member of one with a key the
 /// analysis cannot read is opaque.
 pub(super) fn reaches_requests(obj: Obj) -> bool {
-    !matches!(obj, Obj::Promise | Obj::Object)
+    !matches!(obj, Obj::Promise | Obj::Object | Obj::Url)
 }
+
+/// What reading a property's descriptor is, as the model reads it: the
+/// setter it gives (`src`'s, say) starts requests the analysis cannot see.
+const DESCRIPTOR: &str = "a property descriptor's getter or setter (such as `src`'s)";
+
+/// Sinks that load code: given a `data:` or `blob:` URL, or one the analysis
+/// cannot read, they run code it does not see.
+pub(super) const LOADS_CODE: &[&str] = &[
+    "`new Worker`",
+    "`new SharedWorker`",
+    "`navigator.serviceWorker.register`",
+    "`importScripts`",
+    "`import()`",
+];
+
+/// Tags whose `src` or `data` runs a document or script.
+pub(super) const CODE_TAGS: &[&str] = &["script", "iframe", "frame", "embed", "object", ""];
 
 /// Properties that make no request on an element of this tag, though they
 /// would on others: a link's `href` waits for a click, a form's `action` for

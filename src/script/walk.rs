@@ -736,6 +736,8 @@ impl<'a, 'p> Walker<'a, 'p> {
                     Cost::Zero
                 }
                 Special::SetAttribute
+                | Special::ReflectSet
+                | Special::ExecCommand
                 | Special::ReflectApply
                 | Special::ReflectConstruct
                 | Special::ReflectGet
@@ -747,6 +749,8 @@ impl<'a, 'p> Walker<'a, 'p> {
                 }
                 Special::XhrCtor
                 | Special::Resolve
+                | Special::BlobUrl
+                | Special::ParseHtml
                 | Special::ObjectAssign
                 | Special::Attr
                 | Special::CreateElement
@@ -1397,6 +1401,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             cost = cost.then(self.expr(o).1);
         }
         if v.all_strings() {
+            self.code_url(&v, "`import()`", i.span.start, LoadsCode::Always);
             cost = cost.then(self.request("`import()`", i.span.start));
         } else {
             self.opaque(
@@ -1523,7 +1528,12 @@ impl<'a, 'p> Walker<'a, 'p> {
         match f {
             Value::Sink(label) => {
                 if let Some(first) = args.first() {
-                    self.code_url(&first.vals, label, at);
+                    let loads = if value::LOADS_CODE.contains(label) {
+                        LoadsCode::Always
+                    } else {
+                        LoadsCode::No
+                    };
+                    self.code_url(&first.vals, label, at, loads);
                 }
                 let c = self.request(label, at);
                 let ret = if *label == "`window.open`" {
@@ -1581,12 +1591,7 @@ impl<'a, 'p> Walker<'a, 'p> {
                     return (receiver, cost);
                 }
                 let cost = self.escape_args(args, site);
-                let ret = if site.new {
-                    Value::Plain
-                } else {
-                    Value::Unknown
-                };
-                (Vals::of(ret), cost)
+                (Vals::unknown(), cost)
             }
         }
     }
@@ -1671,7 +1676,15 @@ impl<'a, 'p> Walker<'a, 'p> {
                     .unwrap_or_default();
                 (Vals::of(Value::Element(tag)), Cost::Zero)
             }
-            Special::NewElement(tag) => (Vals::of(Value::Element(tag.to_owned())), Cost::Zero),
+            Special::NewElement(tag) => {
+                // `new Audio(url)` starts loading; `new Image(w, h)` takes sizes.
+                let cost = if tag == "audio" && !args.is_empty() {
+                    self.request("`new Audio`", at)
+                } else {
+                    Cost::Zero
+                };
+                (Vals::of(Value::Element(tag.to_owned())), cost)
+            }
             Special::Markup(label, index) => {
                 let mut cost = Cost::Zero;
                 for a in args.iter().skip(index) {
@@ -1693,7 +1706,7 @@ impl<'a, 'p> Walker<'a, 'p> {
                     Some(n) if URL_ATTRIBUTES.contains(&n) => {
                         let what = format!("`setAttribute('{n}')`");
                         if let Some(v) = args.get(name_at + 1) {
-                            self.code_url(&v.vals, &what, at);
+                            self.code_url(&v.vals, &what, at, LoadsCode::FromMadeUrls);
                         }
                         self.request(&what, at)
                     }
@@ -1745,6 +1758,9 @@ impl<'a, 'p> Walker<'a, 'p> {
                 (unknown(), cost)
             }
             Special::ImportScripts => {
+                for a in args {
+                    self.code_url(&a.vals, "`importScripts`", at, LoadsCode::Always);
+                }
                 let cost = self.counted(
                     "`importScripts`",
                     args.len(),
@@ -1825,6 +1841,47 @@ impl<'a, 'p> Walker<'a, 'p> {
             }
             Special::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
             Special::Resolve => (unknown(), Cost::Zero),
+            Special::ReflectSet => {
+                let (Some(obj), Some(key)) = (args.first(), args.get(1)) else {
+                    return (unknown(), Cost::Zero);
+                };
+                let key = match key.expr {
+                    Some(e) => self.key_of(e, &key.vals),
+                    None => Key::Unreadable,
+                };
+                let vals = args.get(2).map_or_else(Vals::none, |a| a.vals.clone());
+                (unknown(), self.set(&obj.vals, &key, &vals, at))
+            }
+            Special::BlobUrl => (Vals::of(Value::Str("blob:".to_owned())), Cost::Zero),
+            Special::ExecCommand => {
+                let command = args
+                    .first()
+                    .and_then(|a| a.vals.as_str())
+                    .map(str::to_ascii_lowercase);
+                let cost = match command.as_deref() {
+                    Some("inserthtml") => match args.get(2) {
+                        Some(html) => self.markup(&html.vals, "`execCommand('insertHTML')`", at),
+                        None => Cost::Zero,
+                    },
+                    Some(_) => Cost::Zero,
+                    None => {
+                        self.opaque("`execCommand` with a command the analysis cannot read", at);
+                        Cost::Zero
+                    }
+                };
+                (unknown(), cost)
+            }
+            Special::ParseHtml => {
+                // Literal markup is parsed to be put in the page; markup read
+                // from elsewhere (a fetched page) is parsed to be read.
+                let cost = match args.first() {
+                    Some(html) if html.vals.all_strings() => {
+                        self.markup(&html.vals, "`parseFromString`", at)
+                    }
+                    _ => Cost::Zero,
+                };
+                (unknown(), cost)
+            }
             Special::ObjectAssign => {
                 let Some(target) = args.first() else {
                     return (unknown(), Cost::Zero);
@@ -1987,19 +2044,49 @@ impl<'a, 'p> Walker<'a, 'p> {
     }
 
     /// A `javascript:` URL among `vals`, given to `what`, runs code.
-    fn code_url(&mut self, vals: &Vals, what: &str, at: u32) {
-        let code = vals.iter().any(|v| {
-            matches!(v, Value::Str(s) if s
-                .trim_start_matches(|c: char| c <= ' ')
+    /// Where `loads_code` (a worker, a script, a frame), a `data:` or
+    /// `blob:` URL runs code the script wrote, and, for workers and
+    /// imports, any URL the analysis cannot read may be one.
+    fn code_url(&mut self, vals: &Vals, what: &str, at: u32, loads_code: LoadsCode) {
+        let scheme = |s: &str| -> String {
+            s.trim_start_matches(|c: char| c <= ' ')
                 .chars()
                 .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-                .take(11)
+                .take_while(|c| *c != ':')
+                .take(16)
                 .collect::<String>()
-                .eq_ignore_ascii_case("javascript:"))
-        });
-        if code {
+                .to_ascii_lowercase()
+        };
+        let mut javascript = false;
+        let mut made = false;
+        let mut unread = false;
+        for v in vals.iter() {
+            match v {
+                Value::Str(s) => match scheme(s).as_str() {
+                    "javascript" if s.contains(':') => javascript = true,
+                    "data" | "blob" if s.contains(':') => made = true,
+                    _ => {}
+                },
+                _ => unread = true,
+            }
+        }
+        if javascript {
             self.opaque(
                 &format!("{what} with a `javascript:` URL, which runs code"),
+                at,
+            );
+        }
+        if made && loads_code != LoadsCode::No {
+            self.opaque(
+                &format!(
+                    "{what} with a `data:` or `blob:` URL, which runs code the analysis cannot see"
+                ),
+                at,
+            );
+        }
+        if unread && loads_code == LoadsCode::Always {
+            self.opaque(
+                &format!("{what} with a URL the analysis cannot read, whose code it cannot see"),
                 at,
             );
         }
@@ -2177,7 +2264,18 @@ impl<'a, 'p> Walker<'a, 'p> {
         if let Key::Name(n, _) = key
             && (n == "location" || value::URL_PROPERTIES.contains(&n.as_ref()))
         {
-            self.code_url(vals, &format!("assignment to `.{n}`"), at);
+            let frame_or_script = matches!(n.as_ref(), "src" | "data")
+                && obj.iter().any(|v| match v {
+                    Value::Element(tag) => value::CODE_TAGS.contains(&tag.as_str()),
+                    Value::Unknown | Value::Dyn | Value::Any => true,
+                    _ => false,
+                });
+            let loads = if frame_or_script {
+                LoadsCode::FromMadeUrls
+            } else {
+                LoadsCode::No
+            };
+            self.code_url(vals, &format!("assignment to `.{n}`"), at, loads);
         }
         for v in obj.iter().cloned().collect::<Vec<_>>() {
             let c = match (&v, key) {
@@ -2235,6 +2333,18 @@ impl<'a, 'p> Walker<'a, 'p> {
         }
         cost.then(self.escape(vals, at, &how, false))
     }
+}
+
+/// Whether a URL sink runs the code at the URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LoadsCode {
+    /// No (an image, a navigation): only `javascript:` URLs run code.
+    No,
+    /// A frame or a script element: `data:` and `blob:` URLs run the
+    /// script's own code.
+    FromMadeUrls,
+    /// A worker or an import: so does any URL the analysis cannot read.
+    Always,
 }
 
 /// Attributes whose value is a URL the element loads or navigates to.
