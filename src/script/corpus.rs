@@ -92,21 +92,3 @@ fn script_corpus_every_case_is_judged_as_recorded() {
         wrong.join("\n")
     );
 }
-
-#[test]
-#[ignore]
-fn script_corpus_scratch() {
-    let text = std::fs::read_to_string("/tmp/try.js").unwrap();
-    for code in text.split("\n---\n") {
-        let env = if code.starts_with("//server") {
-            Env::PlaywrightServer
-        } else {
-            Env::Page
-        };
-        println!(
-            "=== {code}\n{:?}\n{:#?}",
-            judge(code, env),
-            analyse(code, env)
-        );
-    }
-}

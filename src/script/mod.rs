@@ -38,6 +38,10 @@ mod walk;
 
 #[cfg(test)]
 mod corpus;
+#[cfg(test)]
+mod props;
+#[cfg(test)]
+mod tests;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{Expression, Function, Statement};

@@ -1299,7 +1299,7 @@ impl<'a, 'p> Walker<'a, 'p> {
                     "a member of the global object read through a computed name (`window[…]`)",
                     at,
                 );
-                one(Value::Dyn)
+                Vals::none()
             }
             (Value::Obj(o), Key::Name(n, _)) => {
                 one(value::member(*o, n).unwrap_or_else(|| value::by_name(n, env)))
@@ -1310,6 +1310,7 @@ impl<'a, 'p> Walker<'a, 'p> {
                         "a member of a browser object read through a computed name",
                         at,
                     );
+                    return Vals::none();
                 }
                 one(Value::Dyn)
             }
@@ -1345,7 +1346,7 @@ impl<'a, 'p> Walker<'a, 'p> {
                     "a member of a function that starts requests, read through a computed name",
                     at,
                 );
-                one(Value::Dyn)
+                Vals::none()
             }
             (Value::Arguments(id), Key::Name(n, _)) if n == "callee" => one(Value::Func(*id)),
             (Value::Arguments(_), _) => Vals::unknown(),
