@@ -42,6 +42,8 @@ mod corpus;
 mod props;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod timing;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{Expression, Function, Statement};

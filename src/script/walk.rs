@@ -106,12 +106,38 @@ enum Key<'a> {
 }
 
 impl Key<'_> {
-    fn shown(&self) -> String {
+    fn shown(&self) -> &str {
         match self {
-            Key::Name(n, _) => n.to_string(),
-            Key::Unreadable => "[…]".to_owned(),
-            Key::Private => "#…".to_owned(),
+            Key::Name(n, _) => n,
+            Key::Unreadable => "[…]",
+            Key::Private => "#…",
         }
+    }
+}
+
+/// How a value escapes or a request repeats, completing "`fetch` at 1:10
+/// …": a template with `{name}` and `{at}`, rendered only when a message
+/// needs it (finding a line and column costs a scan of the line).
+#[derive(Clone, Copy)]
+struct How<'s> {
+    text: &'static str,
+    name: &'s str,
+    at: u32,
+}
+
+impl<'s> How<'s> {
+    fn new(text: &'static str, name: &'s str, at: u32) -> Self {
+        How { text, name, at }
+    }
+
+    fn at(text: &'static str, at: u32) -> Self {
+        How { text, name: "", at }
+    }
+
+    fn render(&self, w: &Walker<'_, '_>) -> String {
+        self.text
+            .replace("{name}", self.name)
+            .replace("{at}", &w.pos(self.at))
     }
 }
 
@@ -670,10 +696,10 @@ impl<'a, 'p> Walker<'a, 'p> {
             params.items.len().min(spread_at)
         };
         for a in args.iter().skip(named) {
-            let how = format!(
-                "runs as an argument of `{}` ({}), which the analysis follows only through named parameters",
-                site.name,
-                self.pos(site.at)
+            let how = How::new(
+                "runs as an argument of `{name}` ({at}), which the analysis follows only through named parameters",
+                &site.name,
+                site.at,
             );
             cost = cost.then(self.escape(&a.vals, site.at, &how, false));
         }
@@ -686,8 +712,7 @@ impl<'a, 'p> Walker<'a, 'p> {
         returns.add(Value::Unknown);
         let mut once = summary.cost.clone();
         if through && !site.name.is_empty() {
-            let via = format!("through `{}` at {}", site.name, self.pos(site.at));
-            once = once.through(|| via);
+            once = once.through(|| format!("through `{}` at {}", site.name, self.pos(site.at)));
         }
         (returns, cost.then(once))
     }
@@ -695,7 +720,7 @@ impl<'a, 'p> Walker<'a, 'p> {
     /// A value goes where the analysis cannot follow it: code it does not
     /// model may call it any number of times. `how` completes "`fetch` at
     /// 1:10 …".
-    fn escape(&mut self, vals: &Vals, at: u32, how: &str, reads_only: bool) -> Cost {
+    fn escape(&mut self, vals: &Vals, at: u32, how: &How<'_>, reads_only: bool) -> Cost {
         let mut cost = Cost::Zero;
         for v in vals.iter().cloned().collect::<Vec<_>>() {
             cost = cost.or(self.escape_one(&v, at, how, reads_only));
@@ -703,10 +728,15 @@ impl<'a, 'p> Walker<'a, 'p> {
         cost
     }
 
-    fn escape_one(&mut self, v: &Value, at: u32, how: &str, reads_only: bool) -> Cost {
-        let opaque_what = |w: &str| format!("{w}, which {}", how.trim_start_matches("runs as "));
+    fn escape_one(&mut self, v: &Value, at: u32, how: &How<'_>, reads_only: bool) -> Cost {
+        let opaque_what = |this: &Self, w: &str| {
+            format!(
+                "{w}, which {}",
+                how.render(this).trim_start_matches("runs as ")
+            )
+        };
         match v {
-            Value::Sink(label) => self.request(label, at).repeated(|| how.to_owned()),
+            Value::Sink(label) => self.request(label, at).repeated(|| how.render(self)),
             Value::Func(id) => {
                 // Code the analysis does not see may call it with anything.
                 if let Some(node) = self.nodes.get(id).copied() {
@@ -717,22 +747,24 @@ impl<'a, 'p> Walker<'a, 'p> {
                 self.summaries
                     .get(id)
                     .map_or(Cost::Zero, |s| s.cost.clone())
-                    .repeated(|| how.to_owned())
+                    .repeated(|| how.render(self))
             }
             Value::Via(inner) | Value::BindOf(inner) => self.escape_one(inner, at, how, reads_only),
             Value::Opaque(label) => {
-                self.opaque(&opaque_what(label), at);
+                let what = opaque_what(self, label);
+                self.opaque(&what, at);
                 Cost::Zero
             }
             Value::Special(s) => match s {
                 Special::ImportScripts => self
                     .request("`importScripts`", at)
-                    .repeated(|| how.to_owned()),
+                    .repeated(|| how.render(self)),
                 Special::CacheAddAll => self
                     .request("`cache.addAll`", at)
-                    .repeated(|| how.to_owned()),
+                    .repeated(|| how.render(self)),
                 Special::Timer(label) | Special::Markup(label, _) => {
-                    self.opaque(&opaque_what(label), at);
+                    let what = opaque_what(self, label);
+                    self.opaque(&what, at);
                     Cost::Zero
                 }
                 Special::SetAttribute
@@ -744,7 +776,8 @@ impl<'a, 'p> Walker<'a, 'p> {
                 | Special::Evaluate(_)
                 | Special::InitScript
                 | Special::DocumentOpen => {
-                    self.opaque(&opaque_what("a function that can start requests"), at);
+                    let what = opaque_what(self, "a function that can start requests");
+                    self.opaque(&what, at);
                     Cost::Zero
                 }
                 Special::XhrCtor
@@ -759,13 +792,15 @@ impl<'a, 'p> Walker<'a, 'p> {
                 | Special::AxiosCreate
                 | Special::Returns(_) => Cost::Zero,
             },
-            Value::Obj(Obj::Axios) => self.request("`axios`", at).repeated(|| how.to_owned()),
+            Value::Obj(Obj::Axios) => self.request("`axios`", at).repeated(|| how.render(self)),
             Value::Global if !reads_only => {
-                self.opaque(&opaque_what("the global object"), at);
+                let what = opaque_what(self, "the global object");
+                self.opaque(&what, at);
                 Cost::Zero
             }
             Value::Any => {
-                self.opaque(&opaque_what("a value the analysis lost track of"), at);
+                let what = opaque_what(self, "a value the analysis lost track of");
+                self.opaque(&what, at);
                 Cost::Zero
             }
             _ => Cost::Zero,
@@ -790,9 +825,8 @@ impl<'a, 'p> Walker<'a, 'p> {
         cost
     }
 
-    fn looped(&self, kind: &str, at: u32) -> impl FnOnce() -> String {
-        let how = format!("runs inside a `{kind}` loop ({})", self.pos(at));
-        move || how
+    fn looped(&self, kind: &'static str, at: u32) -> impl FnOnce() -> String + '_ {
+        move || How::new("runs inside a `{name}` loop ({at})", kind, at).render(self)
     }
 
     fn statement(&mut self, s: &'a Statement<'a>) -> Cost {
@@ -864,7 +898,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             Statement::SwitchStatement(s) => self.switch(s),
             Statement::ThrowStatement(t) => {
                 let (v, c) = self.expr(&t.argument);
-                let how = format!("runs after being thrown ({})", self.pos(t.span.start));
+                let how = How::at("runs after being thrown ({at})", t.span.start);
                 c.then(self.escape(&v, t.span.start, &how, false))
             }
             Statement::TryStatement(t) => {
@@ -927,7 +961,7 @@ impl<'a, 'p> Walker<'a, 'p> {
         left: &'a ForStatementLeft<'a>,
         right: &'a Expression<'a>,
         body: &'a Statement<'a>,
-        kind: &str,
+        kind: &'static str,
         at: u32,
     ) -> Cost {
         self.scopes.push(Scope::new(false));
@@ -986,7 +1020,7 @@ impl<'a, 'p> Walker<'a, 'p> {
         let at = c.span.start;
         if let Some(h) = &c.heritage {
             let (v, hc) = self.expr(&h.expression);
-            let how = format!("runs as a class's parent ({})", self.pos(at));
+            let how = How::at("runs as a class's parent ({at})", at);
             cost = cost.then(hc).then(self.escape(&v, at, &how, false));
         }
         self.scopes.push(Scope::new(false));
@@ -995,9 +1029,9 @@ impl<'a, 'p> Walker<'a, 'p> {
                 ClassElement::MethodDefinition(m) => {
                     cost = cost.then(self.property_key(&m.key, m.computed, true).1);
                     let f = self.define(FnNode::Function(&m.value));
-                    let how = format!(
-                        "runs in a class method ({}), whose calls the analysis does not follow",
-                        self.pos(m.span.start)
+                    let how = How::at(
+                        "runs in a class method ({at}), whose calls the analysis does not follow",
+                        m.span.start,
                     );
                     cost = cost.then(self.escape(&Vals::of(f), m.span.start, &how, false));
                 }
@@ -1030,12 +1064,13 @@ impl<'a, 'p> Walker<'a, 'p> {
         let c = if is_static {
             c
         } else {
-            let how = format!("runs each time its class is constructed ({})", self.pos(at));
-            c.repeated(|| how)
+            c.repeated(|| {
+                How::at("runs each time its class is constructed ({at})", at).render(self)
+            })
         };
-        let how = format!(
-            "is stored in a class field ({}), where the analysis cannot follow it",
-            self.pos(at)
+        let how = How::at(
+            "is stored in a class field ({at}), where the analysis cannot follow it",
+            at,
         );
         c.then(self.escape(&vals, at, &how, false))
     }
@@ -1062,9 +1097,9 @@ impl<'a, 'p> Walker<'a, 'p> {
             Expression::ThisExpression(_) => (Vals::of(Value::Global), Cost::Zero),
             Expression::ArrayExpression(a) => {
                 let mut cost = Cost::Zero;
-                let how = format!(
-                    "is stored in an array ({}), where the analysis cannot follow it",
-                    self.pos(a.span.start)
+                let how = How::at(
+                    "is stored in an array ({at}), where the analysis cannot follow it",
+                    a.span.start,
                 );
                 for el in &a.elements {
                     let e = match el {
@@ -1144,7 +1179,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             Expression::YieldExpression(y) => match &y.argument {
                 Some(a) => {
                     let (v, c) = self.expr(a);
-                    let how = format!("runs after being yielded ({})", self.pos(y.span.start));
+                    let how = How::at("runs after being yielded ({at})", y.span.start);
                     (
                         Vals::unknown(),
                         c.then(self.escape(&v, y.span.start, &how, false)),
@@ -1365,15 +1400,15 @@ impl<'a, 'p> Walker<'a, 'p> {
                     let at = p.span.start;
                     let how = match p.kind {
                         PropertyKind::Get | PropertyKind::Set => {
-                            format!("runs as a getter or setter ({})", self.pos(at))
+                            How::at("runs as a getter or setter ({at})", at)
                         }
-                        PropertyKind::Init if p.method => format!(
-                            "runs as an object's method ({}), whose calls the analysis does not follow",
-                            self.pos(at)
+                        PropertyKind::Init if p.method => How::at(
+                            "runs as an object's method ({at}), whose calls the analysis does not follow",
+                            at,
                         ),
-                        PropertyKind::Init => format!(
-                            "is stored in an object ({}), where the analysis cannot follow it",
-                            self.pos(at)
+                        PropertyKind::Init => How::at(
+                            "is stored in an object ({at}), where the analysis cannot follow it",
+                            at,
                         ),
                     };
                     // `{ view: window }` is how events are made; a window
@@ -1383,9 +1418,9 @@ impl<'a, 'p> Walker<'a, 'p> {
                 }
                 ObjectPropertyKind::SpreadProperty(s) => {
                     let (v, c) = self.expr(&s.argument);
-                    let how = format!(
-                        "is copied into an object ({}), where the analysis cannot follow it",
-                        self.pos(s.span.start)
+                    let how = How::at(
+                        "is copied into an object ({at}), where the analysis cannot follow it",
+                        s.span.start,
                     );
                     cost = cost
                         .then(c)
@@ -1450,7 +1485,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             Some(m) => {
                 let (obj, key, cost) = self.member_parts(m);
                 let f = self.get(&obj, &key, m.span().start);
-                (f, obj, key.shown(), cost)
+                (f, obj, key.shown().to_owned(), cost)
             }
             None => {
                 let (f, cost) = self.expr(callee);
@@ -1477,8 +1512,34 @@ impl<'a, 'p> Walker<'a, 'p> {
             Value::Special(Special::InitScript) => Some(0),
             _ => None,
         });
+        // A function written in place as the argument of code the analysis
+        // does not see gets unknown arguments: bind them before its body is
+        // walked, which saves the walk a round.
+        let escapes = !matches!(name.as_str(), "then" | "catch" | "finally")
+            && fvals.iter().any(|v| match v {
+                Value::Obj(Obj::Promise) => !new,
+                Value::Obj(_)
+                | Value::Unknown
+                | Value::Dyn
+                | Value::Any
+                | Value::Global
+                | Value::Element(_)
+                | Value::Plain
+                | Value::Str(_) => true,
+                _ => false,
+            });
         let mut args = Vec::with_capacity(arguments.len());
         for (i, a) in arguments.iter().enumerate() {
+            if escapes {
+                let params = match a {
+                    Argument::ArrowFunctionExpression(f) => Some(&f.params),
+                    Argument::FunctionExpression(f) => Some(&f.params),
+                    _ => None,
+                };
+                for p in params.iter().flat_map(|p| &p.items) {
+                    self.bind(&p.pattern, &Vals::unknown(), false);
+                }
+            }
             let env = self.env;
             if in_page == Some(i) {
                 self.env = Env::Page;
@@ -1562,7 +1623,7 @@ impl<'a, 'p> Walker<'a, 'p> {
                 self.apply(inner, rest, &site, through)
             }
             Value::BindOf(inner) => {
-                let how = format!("is bound as an argument ({})", self.pos(at));
+                let how = How::at("is bound as an argument ({at})", at);
                 let mut cost = Cost::Zero;
                 for a in args.iter().skip(1) {
                     cost = cost.then(self.escape(&a.vals, at, &how, false));
@@ -1633,10 +1694,10 @@ impl<'a, 'p> Walker<'a, 'p> {
 
     fn escape_args(&mut self, args: &[Arg<'a>], site: &CallSite) -> Cost {
         let reads_only = value::READS_ONLY.contains(&site.name.as_str());
-        let how = format!(
-            "runs as a callback passed to `{}` ({})",
-            site.name,
-            self.pos(site.at)
+        let how = How::new(
+            "runs as a callback passed to `{name}` ({at})",
+            &site.name,
+            site.at,
         );
         let mut cost = Cost::Zero;
         for a in args {
@@ -1751,7 +1812,7 @@ impl<'a, 'p> Walker<'a, 'p> {
                         self.opaque(&format!("{label} with what may be a string of code"), at);
                     }
                 }
-                let how = format!("runs as a {label} callback ({})", self.pos(at));
+                let how = How::new("runs as a {name} callback ({at})", label, at);
                 for a in args {
                     let a_at = a.expr.map_or(at, |e| e.span().start);
                     cost = cost.then(self.escape(&a.vals, a_at, &how, false));
@@ -1810,10 +1871,10 @@ impl<'a, 'p> Walker<'a, 'p> {
                         cost = cost.or(c);
                     }
                 }
-                let how = format!(
-                    "runs as an argument of `Reflect.{}` ({})",
-                    site.name,
-                    self.pos(at)
+                let how = How::new(
+                    "runs as an argument of `Reflect.{name}` ({at})",
+                    &site.name,
+                    at,
                 );
                 for a in args.iter().skip(1) {
                     cost = cost.then(self.escape(&a.vals, at, &how, false));
@@ -1836,8 +1897,10 @@ impl<'a, 'p> Walker<'a, 'p> {
                 (unknown(), cost)
             }
             Special::InitScript => {
-                let how = format!("runs in every page the context loads ({})", self.pos(at));
-                let cost = self.in_page(args.first(), site).repeated(|| how);
+                let cost = self.in_page(args.first(), site);
+                let cost = cost.repeated(|| {
+                    How::at("runs in every page the context loads ({at})", at).render(self)
+                });
                 (unknown(), cost)
             }
             Special::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
@@ -2254,11 +2317,12 @@ impl<'a, 'p> Walker<'a, 'p> {
     fn set(&mut self, obj: &Vals, key: &Key<'a>, vals: &Vals, at: u32) -> Cost {
         let shown = key.shown();
         let how = if shown.starts_with("on") {
-            format!("runs as an event handler (`.{shown}` at {})", self.pos(at))
+            How::new("runs as an event handler (`.{name}` at {at})", shown, at)
         } else {
-            format!(
-                "is stored in `.{shown}` ({}), where the analysis cannot follow it",
-                self.pos(at)
+            How::new(
+                "is stored in `.{name}` ({at}), where the analysis cannot follow it",
+                shown,
+                at,
             )
         };
         let mut cost = Cost::Zero;
