@@ -228,7 +228,7 @@ fn script_with_two_fetches_is_blocked_with_its_reason() {
     assert_eq!(code(&out), 2);
     assert_eq!(
         stderr(&out),
-        "pace-hook blocked `javascript_tool`: the script starts 2 requests back to back (fetch at 1:7, fetch at 1:49). Make one request per javascript_tool call; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
+        "pace-hook blocked `javascript_tool`: the script can start more than one request: `fetch` at 1:7 and `fetch` at 1:49 both run. Make one request per javascript_tool call, with no loop or callback around it; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
     );
     assert!(gate.events("admit").is_empty());
 }

@@ -190,9 +190,11 @@ fn script_verdict(code: &str, tab: Option<String>) -> Verdict {
     } else {
         None
     };
-    if analysis.urls.is_empty() && tab.is_some() {
+    if analysis.urls.is_empty()
+        && let Some(tab) = tab
+    {
         return Verdict::Pace {
-            target: Target::Tab(tab.expect("checked")),
+            target: Target::Tab(tab),
             label: "javascript_tool".to_owned(),
         };
     }
@@ -388,30 +390,84 @@ mod tests {
         assert!(matches!(v, Verdict::Skip { .. }));
     }
 
+    fn script(text: &str) -> Verdict {
+        classify(
+            "mcp__claude-in-chrome__javascript_tool",
+            &input(json!({"action":"javascript_exec","text":text,"tabId":1})),
+        )
+    }
+
+    fn block_reason(v: Verdict) -> String {
+        match v {
+            Verdict::Block { why, .. } => why,
+            other => panic!("not blocked: {other:?}"),
+        }
+    }
+
     #[test]
     fn script_with_two_fetches_is_blocked_and_one_is_paced() {
-        let two = classify(
-            "mcp__claude-in-chrome__javascript_tool",
-            &input(json!({"action":"javascript_exec","text":"fetch('/a'); fetch('/b')","tabId":1})),
+        assert_eq!(
+            block_reason(script("fetch('/a'); fetch('/b')")),
+            "the script can start more than one request: `fetch` at 1:1 and `fetch` at 1:14 both run"
         );
-        assert!(matches!(two, Verdict::Block { .. }));
-        let one = classify(
-            "mcp__claude-in-chrome__javascript_tool",
-            &input(json!({"action":"javascript_exec","text":"await fetch('/a')","tabId":1})),
+        assert_eq!(
+            script("await fetch('/a')"),
+            Verdict::Pace {
+                target: Target::Tab("1".into()),
+                label: "javascript_tool".into()
+            }
         );
-        assert!(matches!(one, Verdict::Pace { .. }));
+    }
+
+    #[test]
+    fn script_with_one_fetch_in_each_branch_is_paced() {
+        assert!(matches!(
+            script("if (c) { await fetch('/a') } else { await fetch('/b') }"),
+            Verdict::Pace { .. }
+        ));
+    }
+
+    #[test]
+    fn script_with_a_request_in_a_loop_is_blocked_with_the_loop() {
+        assert_eq!(
+            block_reason(script("for (const u of urls) await fetch(u)")),
+            "the script can start more than one request: `fetch` at 1:29 runs inside a `for … of` loop (1:1)"
+        );
+    }
+
+    #[test]
+    fn script_with_code_the_analysis_cannot_see_is_blocked_with_where() {
+        assert_eq!(
+            block_reason(script("const s = 'x';\neval(s)")),
+            "the script runs code pace-hook cannot count requests in: `eval` at 2:1"
+        );
+    }
+
+    #[test]
+    fn script_that_does_not_parse_is_blocked_with_the_error() {
+        let why = block_reason(script("await fetch("));
+        assert!(why.starts_with("the script does not parse ("), "{why}");
+        assert!(why.ends_with(" at 1:13)"), "{why}");
+    }
+
+    #[test]
+    fn script_with_an_unknown_host_is_paced_against_every_site() {
+        assert_eq!(
+            script("await fetch(`https://${host}/x`)"),
+            Verdict::Pace {
+                target: Target::Script {
+                    tab: None,
+                    urls: vec![]
+                },
+                label: "javascript_tool".into()
+            }
+        );
     }
 
     #[test]
     fn script_fetching_another_site_is_paced_on_both() {
-        let v = classify(
-            "mcp__claude-in-chrome__javascript_tool",
-            &input(
-                json!({"action":"javascript_exec","text":"await fetch('https://api.other.com/x')","tabId":1}),
-            ),
-        );
         assert_eq!(
-            v,
+            script("await fetch('https://api.other.com/x')"),
             Verdict::Pace {
                 target: Target::Script {
                     tab: Some("1".into()),

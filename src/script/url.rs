@@ -37,7 +37,7 @@ const SPECIAL: &[&str] = &["http", "https", "ws", "wss", "ftp"];
 
 /// What the string made of `parts` names.
 pub(super) fn named(parts: &[Part]) -> Named {
-    let complete = !parts.iter().any(|p| *p == Part::Hole);
+    let complete = !parts.contains(&Part::Hole);
     let mut prefix = String::new();
     for p in parts {
         match p {
