@@ -83,11 +83,11 @@ pub(super) fn runs_code(html: &str) -> bool {
     false
 }
 
-/// True if `css` (or markup with styles) loads something: `url(` or
-/// `@import`.
-pub(super) fn css_loads(css: &str) -> bool {
+/// How many loads `css` (a style, a rule, a sheet) can start: one per
+/// `url(` and `@import`.
+pub(super) fn css_loads(css: &str) -> usize {
     let lower = css.to_ascii_lowercase();
-    lower.contains("url(") || lower.contains("@import")
+    lower.matches("url(").count() + lower.matches("@import").count()
 }
 
 #[cfg(test)]

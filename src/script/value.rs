@@ -289,6 +289,17 @@ pub(super) fn by_name(name: &str, env: Env) -> Value {
             Special(self::Special::Markup("`createContextualFragment`", 0))
         }
         "setAttribute" | "setAttributeNS" => Special(self::Special::SetAttribute),
+        // History's and the Navigation API's methods live on their
+        // prototypes: `History.prototype.back.call(history)`.
+        "back" => Sink("`history.back`"),
+        "forward" => Sink("`history.forward`"),
+        "go" => Sink("`history.go`"),
+        "navigate" => Sink("`navigation.navigate`"),
+        "traverseTo" => Sink("`navigation.traverseTo`"),
+        "reload" => Sink("`reload`"),
+        "write" | "writeln" if env == Env::Page => {
+            Special(self::Special::Markup("`document.write`", 0))
+        }
         "attr" | "prop" => Special(self::Special::Attr),
         "execCommand" => Special(self::Special::ExecCommand),
         "parseFromString" => Special(self::Special::ParseHtml),
@@ -396,6 +407,47 @@ pub(super) fn member(obj: Obj, name: &str) -> Option<Value> {
     })
 }
 
+/// How the model reads a known object's name.
+pub(super) fn obj_name(obj: Obj) -> &'static str {
+    match obj {
+        Obj::Location => "`location`",
+        Obj::Document => "`document`",
+        Obj::Navigator => "`navigator`",
+        Obj::ServiceWorkers => "`navigator.serviceWorker`",
+        Obj::History => "`history`",
+        Obj::Navigation => "`navigation`",
+        Obj::Caches => "`caches`",
+        Obj::Xhr => "an `XMLHttpRequest`",
+        Obj::Reflect => "`Reflect`",
+        Obj::Promise => "`Promise`",
+        Obj::Object => "`Object`",
+        Obj::Url => "`URL`",
+        Obj::Axios => "`axios`",
+        Obj::JQuery => "`jQuery`",
+        Obj::Page => "`page`",
+        Obj::BrowserContext => "a browser context",
+        Obj::ApiRequest => "`request`",
+    }
+}
+
+/// Objects whose methods start requests and which code the analysis does
+/// not see could call, if handed one (`History.prototype.back.call(history)`).
+/// `document` is handed to page functions too often (`document.evaluate(x,
+/// document)`) and its requests go through markup and elements, which are
+/// counted where they are made; Playwright's objects are handed to helpers.
+pub(super) fn unsafe_to_hand_over(obj: Obj) -> bool {
+    matches!(
+        obj,
+        Obj::Location
+            | Obj::Navigator
+            | Obj::ServiceWorkers
+            | Obj::History
+            | Obj::Navigation
+            | Obj::Caches
+            | Obj::Xhr
+    )
+}
+
 /// Objects that can reach a request: a computed member of one with a key the
 /// analysis cannot read is opaque.
 pub(super) fn reaches_requests(obj: Obj) -> bool {
@@ -440,6 +492,7 @@ pub(super) const URL_PROPERTIES: &[&str] = &[
     "poster",
     "background",
     "codebase",
+    "ping",
 ];
 
 /// `location`'s properties whose assignment navigates (`hash` does not).

@@ -275,20 +275,31 @@ impl<'a> Walker<'a, '_> {
                 }
                 (Value::Unknown | Value::Element(_) | Value::Dyn | Value::Any, Key::Name(n, _)) => {
                     let n = n.as_ref();
-                    if value::URL_PROPERTIES.contains(&n) {
+                    let script = matches!(&v, Value::Element(t) if t == "script" || t.is_empty());
+                    if script
+                        && (value::CODE_PROPERTIES.contains(&n)
+                            || value::MARKUP_PROPERTIES.contains(&n))
+                    {
+                        self.opaque(&format!("assignment to `.{n}` of a created script"), at);
+                        Cost::Zero
+                    } else if value::URL_PROPERTIES.contains(&n) {
                         self.request(&format!("assignment to `.{n}`"), at)
                     } else if n == "location" {
                         self.request("assignment to `.location`", at)
                     } else if value::MARKUP_PROPERTIES.contains(&n) {
                         self.markup(vals, &format!("`{n}`"), at)
                     } else {
-                        if value::CODE_PROPERTIES.contains(&n)
-                            && matches!(&v, Value::Element(t) if t == "script" || t.is_empty())
-                        {
-                            self.opaque(&format!("assignment to `.{n}` of a created script"), at);
-                        }
                         Cost::Zero
                     }
+                }
+                // Sloppy mode: `arguments[0] = v` sets the first parameter.
+                (Value::Arguments(id), _) => {
+                    if let Some(node) = self.nodes.get(id).copied() {
+                        for p in &node.params().items {
+                            self.bind(&p.pattern, vals, false);
+                        }
+                    }
+                    Cost::Zero
                 }
                 (Value::Unknown | Value::Element(_) | Value::Dyn | Value::Any, Key::Unreadable) => {
                     self.request("assignment to a member whose name the analysis cannot read (it may be `src`)", at)

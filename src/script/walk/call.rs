@@ -187,6 +187,17 @@ impl<'a> Walker<'a, '_> {
                     }
                     return (receiver, cost);
                 }
+                // Text appended to a created script is its code.
+                if matches!(
+                    site.name.as_str(),
+                    "append" | "appendChild" | "prepend" | "insertBefore" | "replaceChildren"
+                ) && site
+                    .receiver
+                    .iter()
+                    .any(|v| matches!(v, Value::Element(t) if t == "script" || t.is_empty()))
+                {
+                    self.opaque("code added to a created script", at);
+                }
                 let cost = self.escape_args(args, site);
                 (Vals::unknown(), cost)
             }
@@ -255,14 +266,14 @@ impl<'a> Walker<'a, '_> {
     pub(super) fn css(&mut self, e: &'a Expression<'a>, at: u32) -> Cost {
         let mut parts = Vec::new();
         self.shape(e, &mut parts);
-        let loads = parts
+        let loads: usize = parts
             .iter()
-            .any(|p| matches!(p, Part::Lit(s) if markup::css_loads(s)));
-        if loads {
-            self.request("CSS that loads a `url(…)`", at)
-        } else {
-            Cost::Zero
-        }
+            .map(|p| match p {
+                Part::Lit(s) => markup::css_loads(s),
+                Part::Hole => 0,
+            })
+            .sum();
+        self.counted("CSS that loads a `url(…)`", loads, false, at, "resources")
     }
 
     pub(super) fn special(

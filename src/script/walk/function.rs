@@ -233,6 +233,11 @@ impl<'a> Walker<'a, '_> {
                 | Special::Returns(_) => Cost::Zero,
             },
             Value::Obj(Obj::Axios) => self.request("`axios`", at).repeated(|| how.render(self)),
+            Value::Obj(o) if value::unsafe_to_hand_over(*o) && !reads_only => {
+                let what = opaque_what(self, value::obj_name(*o));
+                self.opaque(&what, at);
+                Cost::Zero
+            }
             Value::Global if !reads_only => {
                 let what = opaque_what(self, "the global object");
                 self.opaque(&what, at);
