@@ -216,3 +216,119 @@ fn script_strings_nested_in_evaluate_that_do_not_parse_are_opaque() {
 fn script_html_comments_hide_code_as_the_browser_does() {
     assert_eq!(page("x = 1 <!-- fetch(a)\nfetch(b)").count, Count::One);
 }
+
+/// Makes code nested `n` levels deep.
+type Nest = Box<dyn Fn(usize) -> String>;
+
+/// Code nested in each way the parser and the walk recurse on.
+fn deep_shapes() -> Vec<(&'static str, Nest)> {
+    vec![
+        (
+            "parens",
+            Box::new(|n| format!("{}1{}", "(".repeat(n), ")".repeat(n))),
+        ),
+        ("chain", Box::new(|n| format!("x = 1{}", "+1".repeat(n)))),
+        (
+            "arrays",
+            Box::new(|n| format!("{}{}", "[".repeat(n), "]".repeat(n))),
+        ),
+        (
+            "blocks",
+            Box::new(|n| format!("{}{}", "{".repeat(n), "}".repeat(n))),
+        ),
+        (
+            "calls",
+            Box::new(|n| format!("{}x{}", "f(".repeat(n), ")".repeat(n))),
+        ),
+        ("unary", Box::new(|n| format!("{}x", "!".repeat(n)))),
+        ("members", Box::new(|n| format!("x{}", ".a".repeat(n)))),
+        ("arrows", Box::new(|n| format!("{}0", "a=>".repeat(n)))),
+        ("ternary", Box::new(|n| format!("{}0", "a?b:".repeat(n)))),
+        ("assign", Box::new(|n| format!("{}0", "a=".repeat(n)))),
+        (
+            "template",
+            Box::new(|n| format!("{}{}", "`${".repeat(n), "}`".repeat(n))),
+        ),
+        ("ifs", Box::new(|n| format!("{}x", "if(a)".repeat(n)))),
+        ("calls2", Box::new(|n| format!("f{}", "()".repeat(n)))),
+        (
+            "fns",
+            Box::new(|n| format!("{}{}", "function f(){".repeat(n), "}".repeat(n))),
+        ),
+        (
+            "calls.call",
+            Box::new(|n| format!("f{}(x)", ".call".repeat(n))),
+        ),
+    ]
+}
+
+#[test]
+fn script_deep_nesting_does_not_overflow_the_stack() {
+    // A stack overflow aborts the hook with a code that lets the call
+    // through; every shape must come back, parsed or not.
+    for (name, make) in deep_shapes() {
+        let code = make(8_000);
+        // Coming back at all is the test.
+        let outcome = analyse(&code, Env::Page).map(|a| a.count);
+        eprintln!("{name}: {outcome:?}");
+    }
+}
+
+#[test]
+fn script_longer_than_the_limit_is_refused() {
+    let code = "x;".repeat(MAX_CODE);
+    let e = analyse(&code, Env::Page).unwrap_err();
+    assert!(e.message.contains("KiB"), "{e:?}");
+}
+
+/// Measures the stack each shape needs per byte of input (the numbers
+/// behind `STACK_PER_BYTE`): `cargo test [--release] --lib script_deep_probe
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn script_deep_probe() {
+    let stack = 16 << 20;
+    for (name, make) in &deep_shapes() {
+        let (mut lo, mut hi) = (1usize, 200_000usize);
+        while lo + 1 < hi {
+            let mid = (lo + hi) / 2;
+            let code = make(mid);
+            let file = std::env::temp_dir().join("pace-hook-deep-probe.js");
+            std::fs::write(&file, &code).unwrap();
+            let ok = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--ignored",
+                    "--exact",
+                    "script::tests::script_deep_child",
+                    "--nocapture",
+                ])
+                .env("DEEP_CODE", &file)
+                .env("DEEP_STACK", stack.to_string())
+                .output()
+                .unwrap()
+                .status
+                .success();
+            if ok { lo = mid } else { hi = mid }
+        }
+        let len = make(lo).len();
+        eprintln!(
+            "{name}: {lo} levels, {len} bytes fit in {stack} bytes: {} stack bytes per input byte",
+            stack / len
+        );
+    }
+}
+
+#[test]
+#[ignore]
+fn script_deep_child() {
+    let code = std::fs::read_to_string(std::env::var("DEEP_CODE").unwrap()).unwrap();
+    let stack: usize = std::env::var("DEEP_STACK").unwrap().parse().unwrap();
+    std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            let _ = analyse_nested(&code, Env::Page, 0);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

@@ -291,6 +291,11 @@ impl<'a> Walker<'a, '_> {
                 | Value::BindOf(_),
                 Key::Name(n, _),
             ) => match n.as_ref() {
+                // `f.call.call(g, …)` calls `g`, not `f`: the analysis does
+                // not follow `.call` of `.call`.
+                "call" | "apply" | "bind" if matches!(v, Value::Via(_) | Value::BindOf(_)) => one(
+                    Value::Opaque("a call through `.call` or `.bind` of `.call`"),
+                ),
                 "call" | "apply" => one(Value::Via(Box::new(v.clone()))),
                 "bind" => one(Value::BindOf(Box::new(v.clone()))),
                 _ => Vals::unknown(),
