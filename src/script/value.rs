@@ -253,6 +253,7 @@ pub(super) fn global(name: &str, env: Env) -> Option<Value> {
         "page" if env == Env::PlaywrightServer => Obj(self::Obj::Page),
         "context" if env == Env::PlaywrightServer => Obj(self::Obj::BrowserContext),
         "require" if env == Env::PlaywrightServer => Opaque("`require`"),
+        "process" if env == Env::PlaywrightServer => Opaque("Node's `process`"),
         _ => return None,
     })
 }
@@ -304,6 +305,11 @@ pub(super) fn by_name(name: &str, env: Env) -> Value {
         "execCommand" => Special(self::Special::ExecCommand),
         "parseFromString" => Special(self::Special::ParseHtml),
         "__lookupSetter__" | "__lookupGetter__" => Opaque(DESCRIPTOR),
+        // Node's ways to load a module or native code: `process.mainModule
+        // .require`, `process.binding`.
+        "require" | "binding" | "_linkedBinding" | "dlopen" if env == Env::PlaywrightServer => {
+            Opaque("a Node module or binding")
+        }
         _ if env == Env::PlaywrightServer => playwright_action(name).unwrap_or(Unknown),
         _ => Unknown,
     }
@@ -332,8 +338,8 @@ fn playwright_action(name: &str) -> Option<Value> {
         "setInputFiles" => Sink("`setInputFiles`"),
         "dragTo" => Sink("`dragTo`"),
         "dragAndDrop" => Sink("`dragAndDrop`"),
-        "setContent" => Sink("`page.setContent`"),
-        "addScriptTag" => Sink("`page.addScriptTag`"),
+        "setContent" => Special(self::Special::Markup("`page.setContent`", 0)),
+        "addScriptTag" => Opaque("`page.addScriptTag`, whose script the analysis does not read"),
         "addStyleTag" => Sink("`page.addStyleTag`"),
         "waitForURL" | "waitForNavigation" | "waitForLoadState" => return None,
         "evaluate" | "evaluateAll" | "evaluateHandle" => Special(self::Special::Evaluate(0)),

@@ -368,7 +368,11 @@ impl<'a> Walker<'a, '_> {
         if let Some(o) = &i.options {
             cost = cost.then(self.expr(o).1);
         }
-        if v.all_strings() {
+        let node_module = self.env == Env::PlaywrightServer
+            && v.iter().any(|v| matches!(v, Value::Str(s) if url::named(&[Part::Lit(s.clone())]) == Named::Nothing));
+        if node_module {
+            self.opaque("`import()` of a Node module", i.span.start);
+        } else if v.all_strings() {
             self.code_url(&v, "`import()`", i.span.start, LoadsCode::Always);
             cost = cost.then(self.request("`import()`", i.span.start));
         } else {
