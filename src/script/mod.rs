@@ -17,18 +17,44 @@
 //! holds every value ever assigned to it anywhere, and the walk repeats until
 //! nothing it learns changes, so an assignment after a use still counts.
 //!
-//! Decisions the counting makes (each with a test):
+//! Decisions the counting makes (each with a test or a row in
+//! `tests/fixtures/scripts.toml`):
 //! - `if`/`else`, `?:` and `switch` cases that end in `break` take the larger
 //!   branch; `&&`, `||`, `??` and `try`/`catch`/`finally` add up, since the
 //!   right side may run too and a `catch` may run after the `try` already sent
-//!   its request (a retry is a second request).
+//!   its request (a retry is a second request). Dead code counts.
 //! - A function counts where it is called: once per call, many in a loop or
 //!   when it calls itself. A function handed to code the analysis does not
-//!   model (a callback, an event handler, an object's method, a class) may be
-//!   called any number of times; `.then`/`.catch`/`.finally`, the `new
-//!   Promise` executor, `Reflect.apply` and `.call`/`.apply` call it once.
+//!   model (a callback, an event handler, a timer, `queueMicrotask`, an
+//!   object's method or getter, a class member) may be called any number of
+//!   times; `.then`/`.catch`/`.finally`, the `new Promise` executor,
+//!   `Reflect.apply` and `.call`/`.apply` call it once.
+//! - On an object it cannot name (page data, a parameter, an element) a
+//!   method or property with a request's name counts (`send`, `click`,
+//!   `submit`, `load`, `back`, `sendBeacon`; `src`, `href`, `action`, `data`,
+//!   `ping`, … assigned), so an alias it lost track of still counts. A link's
+//!   `href` or a form's `action` set on an element the script created with
+//!   that tag is not a request: the click or submit is.
+//! - Opaque: a computed member of the global object unless its key is written
+//!   as a literal (`window['fetch']` is `fetch`; `window['fe' + 'tch']` is
+//!   opaque), `eval`, `Function` and anything reached through
+//!   `.constructor`, a timer given anything but a known function, markup or a
+//!   `document.write` the analysis cannot read or that runs code (an inline
+//!   handler, a `javascript:` URL, an inline script), a created script's code,
+//!   workers and imports from `data:`/`blob:` or unreadable URLs, property
+//!   descriptors (their setters load), and the global object or `location`,
+//!   `history`, `navigator` handed to code the analysis does not see (to read
+//!   its keys or log it is fine).
+//! - Markup counts one load per loading tag, CSS one per `url(` and
+//!   `@import`; `DOMParser` documents are inert, so only literal markup
+//!   parsed there (which is parsed to be inserted) counts.
+//! - A string of code passed to Playwright's `evaluate` is analysed as page
+//!   code; Node's module loaders (`require`, `import('node:…')`, `process`)
+//!   are opaque on the Playwright server.
 //! - A script that makes no request is still paced on its tab by the caller:
 //!   the page's own code may load things when the script touches it.
+//! - Columns count Unicode characters; a request is placed where its call or
+//!   assignment starts.
 
 mod cost;
 mod markup;
