@@ -69,7 +69,7 @@ fn script_with_two_fetches_is_blocked_with_its_reason() {
     assert_eq!(code(&out), 2);
     assert_eq!(
         stderr(&out),
-        "pace-hook blocked `javascript_tool`: the script starts 2 requests back to back (fetch at 1:7, fetch at 1:49). Make one request per javascript_tool call; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
+        "pace-hook blocked `javascript_tool`: the script can start more than one request: `fetch` at 1:7 and `fetch` at 1:49 both run. Make one request per javascript_tool call, with no loop or callback around it; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
     );
     assert!(gate.events("admit").is_empty());
 }
@@ -1195,7 +1195,7 @@ fn playwright_scripts_with_two_requests_are_blocked() {
     assert_eq!(code(&out), 2);
     assert_eq!(
         stderr(&out),
-        "pace-hook blocked `browser_evaluate`: the script starts 2 requests back to back (fetch at 1:20, fetch at 1:39). Make one request per browser_evaluate call; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
+        "pace-hook blocked `browser_evaluate`: the script can start more than one request: `fetch` at 1:20 and `fetch` at 1:39 both run. Make one request per browser_evaluate call, with no loop or callback around it; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
     );
     let run = call(
         "mcp__playwright__browser_run_code_unsafe",
@@ -1207,7 +1207,7 @@ fn playwright_scripts_with_two_requests_are_blocked() {
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
-        "pace-hook blocked `browser_run_code_unsafe`: the script starts 2 requests back to back (goto at 1:30, goto at 1:69). Make one request per browser_run_code_unsafe call; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
+        "pace-hook blocked `browser_run_code_unsafe`: the script can start more than one request: `page.goto` at 1:25 and `page.goto` at 1:64 both run. Make one request per browser_run_code_unsafe call, with no loop or callback around it; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
     );
     assert!(gate.events("admit").is_empty());
 }
@@ -1282,7 +1282,7 @@ fn devtools_scripts_are_analysed_and_reads_skipped() {
     assert_eq!(code(&out), 2);
     assert_eq!(
         stderr(&out),
-        "pace-hook blocked `evaluate_script`: the script's request (fetch at 1:43) may run more than once, inside `for`. Make one request per evaluate_script call, with no loop around it; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
+        "pace-hook blocked `evaluate_script`: the script can start more than one request: `fetch` at 1:43 runs inside a `for … of` loop (1:15). Make one request per evaluate_script call, with no loop or callback around it; pace-hook then spaces the requests to each site 10 s apart, from the end of one to the start of the next.\n"
     );
     let shot = call(
         "mcp__chrome-devtools__take_screenshot",

@@ -27,6 +27,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::script::{Count, Env};
+
 use crate::{config::ToolRule, error::Result};
 
 mod chrome;
@@ -339,84 +341,73 @@ pub(crate) fn tab_id(v: Option<&Value>) -> Option<TabId> {
     }
 }
 
-/// The verdict for a script that will run in `tab` (or in the page a
-/// navigation to a `javascript:` URL runs it in): paced when it makes at
-/// most one request, blocked otherwise.
+/// The verdict for a script that will run in a page (`tab`, or the page a
+/// navigation to a `javascript:` URL runs it in): paced when the analysis
+/// shows it makes at most one request and runs nothing it cannot see;
+/// blocked otherwise, saying what was found where. Paced on the tab's site
+/// and every site the code names; a URL whose host is built at run time
+/// paces it against every known site.
 pub(crate) fn script_verdict(code: &str, tab: Option<TabRef>, label: &str) -> Verdict {
-    verdict_of(crate::js::scan(code), tab, label)
+    verdict_of(crate::script::analyse(code, Env::Page), tab, label)
 }
 
 /// The verdict for Playwright code that runs in the MCP server's Node
-/// process, handed a `page` (`browser_run_code_unsafe`): paced when it makes
-/// at most one request, blocked otherwise. Its own requests (`page.goto`,
-/// `page.request.get`) count beside the page's `fetch`.
-///
-/// The scan does not know Playwright's API yet, so the calls that make a
-/// request are also counted here by name, inside strings and comments too:
-/// that errs towards blocking. The JavaScript parser replacing the scan takes
-/// the environment (page or server) and will make this body one call.
+/// process, handed a `page` (`browser_run_code_unsafe`): its own requests
+/// (`page.goto`, `page.request.get`, actions that may navigate, a
+/// `page.evaluate` whose function fetches) count beside Node's `fetch`.
 pub(crate) fn script_verdict_server(code: &str, tab: Option<TabRef>, label: &str) -> Verdict {
-    let mut found = crate::js::scan(code);
-    found.sites.extend(playwright_requests(code));
-    verdict_of(found, tab, label)
+    verdict_of(
+        crate::script::analyse(code, Env::PlaywrightServer),
+        tab,
+        label,
+    )
 }
 
-/// Playwright calls that make a request, as `name at line:column`.
-fn playwright_requests(code: &str) -> Vec<String> {
-    const CALLS: &[&str] = &[
-        ".goto(",
-        ".reload(",
-        ".goBack(",
-        ".goForward(",
-        ".request.get(",
-        ".request.post(",
-        ".request.put(",
-        ".request.patch(",
-        ".request.delete(",
-        ".request.head(",
-        ".request.fetch(",
-    ];
-    let mut found: Vec<(usize, &str)> = CALLS
-        .iter()
-        .flat_map(|c| code.match_indices(c).map(move |(i, _)| (i, *c)))
-        .collect();
-    found.sort_unstable();
-    found
-        .into_iter()
-        .map(|(i, c)| {
-            let before = &code[..i];
-            let line = before.matches('\n').count() + 1;
-            let column = i - before.rfind('\n').map_or(0, |n| n + 1) + 2;
-            format!("{} at {line}:{column}", c.trim_matches(['.', '(']))
-        })
-        .collect()
-}
-
-fn verdict_of(found: crate::js::ScriptRequests, tab: Option<TabRef>, label: &str) -> Verdict {
-    let instead = format!("Make one request per {label} call");
-    if found.sites.len() >= 2 {
-        Verdict::Block {
+fn verdict_of(
+    analysis: Result<crate::script::Analysis, crate::script::ParseFailure>,
+    tab: Option<TabRef>,
+    label: &str,
+) -> Verdict {
+    let one = format!("Make one request per {label} call");
+    let analysis = match analysis {
+        Ok(a) => a,
+        Err(e) => {
+            return Verdict::Block {
+                why: format!(
+                    "the script does not parse ({} at {}:{})",
+                    e.message, e.line, e.column
+                ),
+                instead: format!("Fix the script; {one}"),
+            };
+        }
+    };
+    if !analysis.opaque.is_empty() {
+        let places: Vec<String> = analysis
+            .opaque
+            .iter()
+            .map(|f| format!("{} at {}:{}", f.what, f.line, f.column))
+            .collect();
+        return Verdict::Block {
             why: format!(
-                "the script starts {} requests back to back ({})",
-                found.sites.len(),
-                found.sites.join(", ")
+                "the script runs code pace-hook cannot count requests in: {}",
+                places.join("; ")
             ),
-            instead,
-        }
-    } else if let (Some(site), Some(repeat)) = (found.sites.first(), found.repeats) {
-        Verdict::Block {
-            why: format!("the script's request ({site}) may run more than once, inside `{repeat}`"),
-            instead: format!("{instead}, with no loop around it"),
-        }
-    } else {
-        Verdict::Pace {
-            target: Target::Script {
-                tab,
-                urls: found.urls,
-                any_site: false,
-            },
-            label: label.to_owned(),
-        }
+            instead: format!("{one}, written out plainly"),
+        };
+    }
+    if let Count::Many { why } = analysis.count {
+        return Verdict::Block {
+            why: format!("the script can start more than one request: {why}"),
+            instead: format!("{one}, with no loop or callback around it"),
+        };
+    }
+    Verdict::Pace {
+        target: Target::Script {
+            tab,
+            urls: analysis.urls,
+            any_site: !analysis.unknown_hosts.is_empty(),
+        },
+        label: label.to_owned(),
     }
 }
 
@@ -502,7 +493,7 @@ pub(crate) mod tests {
         };
         assert_eq!(
             why,
-            "the script starts 2 requests back to back (goto at 1:30, goto at 2:14)"
+            "the script can start more than one request: `page.goto` at 1:25 and `page.goto` at 2:9 both run"
         );
         let api = script_verdict_server(
             "async (page) => { const r = await page.request.get('https://api.example/x'); await fetch('https://api.example/y') }",

@@ -1,0 +1,114 @@
+//! How many requests a piece of code can start: none, one, or many. Sums run
+//! along sequences, maxima across alternatives, and anything that may run
+//! more than once turns one into many. A count carries the words the model
+//! reads: which request, where, and why it counts as many.
+
+/// A request that runs once, as the model reads it: "`fetch` at 1:7", or
+/// "`fetch` at 2:3 through `get` at 5:1".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Run {
+    /// Offset of the sink in the analysed text, to tell two sinks apart.
+    pub(super) at: u32,
+    /// The description.
+    pub(super) text: String,
+}
+
+/// How many requests can run, at most.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Cost {
+    /// None.
+    Zero,
+    /// One, this one.
+    One(Run),
+    /// More than one, and why.
+    Many(String),
+}
+
+impl Cost {
+    /// A rank for comparing counts while the analysis settles: 0, 1 or 2.
+    pub(super) fn level(&self) -> u8 {
+        match self {
+            Cost::Zero => 0,
+            Cost::One(_) => 1,
+            Cost::Many(_) => 2,
+        }
+    }
+
+    /// `self`, then `next`: both run.
+    pub(super) fn then(self, next: Cost) -> Cost {
+        match (self, next) {
+            (Cost::Zero, c) | (c, Cost::Zero) => c,
+            (Cost::Many(w), _) | (_, Cost::Many(w)) => Cost::Many(w),
+            (Cost::One(a), Cost::One(b)) => {
+                Cost::Many(format!("{} and {} both run", a.text, b.text))
+            }
+        }
+    }
+
+    /// `self` or `other`, never both: the larger.
+    pub(super) fn or(self, other: Cost) -> Cost {
+        if other.level() > self.level() {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// The count when this code can run any number of times; `phrase` says
+    /// how, e.g. "runs inside a `for` loop (2:1)".
+    pub(super) fn repeated(self, phrase: impl FnOnce() -> String) -> Cost {
+        match self {
+            Cost::One(run) => Cost::Many(format!("{} {}", run.text, phrase())),
+            other => other,
+        }
+    }
+
+    /// The count seen from a call at `via` ("through `get` at 5:1").
+    pub(super) fn through(self, via: impl FnOnce() -> String) -> Cost {
+        match self {
+            Cost::One(run) => Cost::One(Run {
+                at: run.at,
+                text: format!("{} {}", run.text, via()),
+            }),
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(at: u32) -> Cost {
+        Cost::One(Run {
+            at,
+            text: format!("`fetch` at 1:{at}"),
+        })
+    }
+
+    #[test]
+    fn script_cost_two_in_sequence_is_many_and_says_which() {
+        assert_eq!(
+            one(1).then(one(9)),
+            Cost::Many("`fetch` at 1:1 and `fetch` at 1:9 both run".into())
+        );
+        assert_eq!(Cost::Zero.then(one(1)), one(1));
+    }
+
+    #[test]
+    fn script_cost_alternatives_take_the_larger() {
+        assert_eq!(one(1).or(one(9)), one(1));
+        assert_eq!(Cost::Zero.or(one(9)), one(9));
+        assert_eq!(one(1).or(Cost::Many("x".into())).level(), 2);
+    }
+
+    #[test]
+    fn script_cost_repeating_one_is_many_and_zero_stays_zero() {
+        let many = one(5).repeated(|| "runs inside a `for` loop (1:1)".into());
+        assert_eq!(
+            many,
+            Cost::Many("`fetch` at 1:5 runs inside a `for` loop (1:1)".into())
+        );
+        assert_eq!(Cost::Zero.repeated(|| unreachable!()), Cost::Zero);
+    }
+}

@@ -1,0 +1,193 @@
+//! Absolute URLs in a script's strings, after folding: which sites a script
+//! names besides its tab's.
+//!
+//! A string is read the way a browser's URL parser would read it relative to
+//! a page: leading spaces and control characters are dropped, tabs and
+//! newlines anywhere are dropped, `\` counts as `/`, and a special scheme
+//! (`http:`, `https:`, `ws:`, `wss:`, `ftp:`) needs no slashes after it
+//! (`http:other.org` is other.org from an `https:` page). So `\\other.org/x`
+//! and `//other.org/x` name other.org, as they would in `fetch`.
+//!
+//! A URL whose scheme is written but whose host is built at run time
+//! (`https://${host}/x`, or `https://other.org` followed by an unknown part
+//! that could lengthen the host) names an unknown site.
+
+/// One piece of a string built at run time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Part {
+    /// Text the analysis knows.
+    Lit(String),
+    /// Text it does not.
+    Hole,
+}
+
+/// What a string says about sites.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Named {
+    /// No absolute URL: relative, or not a URL at all.
+    Nothing,
+    /// An absolute URL whose host is known; a URL `site::host_of_url` reads.
+    Url(String),
+    /// An absolute URL whose host is not known, rendered with `${…}` holes.
+    UnknownHost(String),
+}
+
+/// Schemes whose URLs have a host and which accept `\` and missing slashes.
+const SPECIAL: &[&str] = &["http", "https", "ws", "wss", "ftp"];
+
+/// What the string made of `parts` names.
+pub(super) fn named(parts: &[Part]) -> Named {
+    let complete = !parts.contains(&Part::Hole);
+    let mut prefix = String::new();
+    for p in parts {
+        match p {
+            Part::Lit(s) => prefix.push_str(s),
+            Part::Hole => break,
+        }
+    }
+    let cleaned: String = prefix
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let cleaned = if complete {
+        cleaned.trim_end_matches(|c: char| c <= ' ')
+    } else {
+        cleaned.as_str()
+    };
+    let slash = |c: char| c == '/' || c == '\\';
+    let (scheme, rest) = if cleaned.starts_with("//")
+        || cleaned.starts_with("\\\\")
+        || cleaned.starts_with("/\\")
+        || cleaned.starts_with("\\/")
+    {
+        (None, cleaned.trim_start_matches(slash))
+    } else {
+        let Some((scheme, rest)) = cleaned.split_once(':') else {
+            return Named::Nothing;
+        };
+        let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+        let lower = scheme.to_ascii_lowercase();
+        if !valid || !SPECIAL.contains(&lower.as_str()) {
+            return Named::Nothing;
+        }
+        (Some(scheme), rest.trim_start_matches(slash))
+    };
+    let authority_end = rest.find(['/', '\\', '?', '#']);
+    let authority = match authority_end {
+        Some(end) => &rest[..end],
+        None if complete => rest,
+        None => return Named::UnknownHost(render(parts)),
+    };
+    if authority.is_empty() {
+        return if complete {
+            Named::Nothing
+        } else {
+            Named::UnknownHost(render(parts))
+        };
+    }
+    let tail = authority_end.map_or("", |end| &rest[end..]);
+    let canonical = match scheme {
+        Some(s) => format!("{s}://{authority}{}", tail.replace('\\', "/")),
+        None => format!("//{authority}{}", tail.replace('\\', "/")),
+    };
+    if canonical == cleaned {
+        Named::Url(cleaned.to_owned())
+    } else {
+        Named::Url(canonical)
+    }
+}
+
+/// The string with its unknown parts shown as `${…}`.
+pub(super) fn render(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Lit(s) => s.as_str(),
+            Part::Hole => "${…}",
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(s: &str) -> Vec<Part> {
+        vec![Part::Lit(s.into())]
+    }
+
+    #[test]
+    fn script_url_absolute_urls_are_named_as_written() {
+        for u in [
+            "https://other.org/x",
+            "HTTPS://OTHER.ORG/x",
+            "//other.org/x",
+            "wss://ws.other.org/feed",
+            "http://other.org",
+        ] {
+            assert_eq!(named(&lit(u)), Named::Url(u.into()), "{u}");
+        }
+    }
+
+    #[test]
+    fn script_url_relative_and_hostless_strings_name_nothing() {
+        for s in [
+            "/api/x",
+            "api/x",
+            "data:text/plain,x",
+            "javascript:void 0",
+            "mailto:a@b.c",
+            "see https://x.org",
+            "https://",
+            "",
+        ] {
+            assert_eq!(named(&lit(s)), Named::Nothing, "{s}");
+        }
+    }
+
+    #[test]
+    fn script_url_what_a_browser_would_fix_up_is_normalized() {
+        assert_eq!(
+            named(&lit("\\\\other.org\\x")),
+            Named::Url("//other.org/x".into())
+        );
+        assert_eq!(
+            named(&lit(" \thtt\nps://other.org/x ")),
+            Named::Url("https://other.org/x".into())
+        );
+        assert_eq!(
+            named(&lit("http:other.org/x")),
+            Named::Url("http://other.org/x".into())
+        );
+        assert_eq!(
+            named(&lit("https:/\\other.org")),
+            Named::Url("https://other.org".into())
+        );
+    }
+
+    #[test]
+    fn script_url_a_host_built_at_run_time_is_unknown() {
+        let parts = vec![
+            Part::Lit("https://".into()),
+            Part::Hole,
+            Part::Lit("/x".into()),
+        ];
+        assert_eq!(named(&parts), Named::UnknownHost("https://${…}/x".into()));
+        // The unknown part could lengthen the host: other.org.evil.com.
+        let parts = vec![Part::Lit("https://other.org".into()), Part::Hole];
+        assert!(matches!(named(&parts), Named::UnknownHost(_)));
+    }
+
+    #[test]
+    fn script_url_a_known_host_before_a_hole_is_kept() {
+        let parts = vec![Part::Lit("https://other.org/items/".into()), Part::Hole];
+        assert_eq!(named(&parts), Named::Url("https://other.org/items/".into()));
+        // A leading hole could be anything, relative or not: not a named URL.
+        let parts = vec![Part::Hole, Part::Lit("https://x.org".into())];
+        assert_eq!(named(&parts), Named::Nothing);
+    }
+}

@@ -1,0 +1,254 @@
+//! The script's own functions: each body is walked once where it is
+//! defined into a summary, a call adds the summary, and a function handed to
+//! code the analysis does not see counts as called any number of times.
+
+use super::*;
+
+impl<'a> Walker<'a, '_> {
+    /// Walk a function where it is defined, update its summary, and give its
+    /// value.
+    pub(super) fn define(&mut self, node: FnNode<'a>) -> Value {
+        let id = node.id();
+        self.nodes.insert(id, node);
+        self.fns.push(FnCtx {
+            id,
+            arrow: matches!(node, FnNode::Arrow(_)),
+            returns: Vals::none(),
+            uses_arguments: false,
+        });
+        self.scopes.push(Scope::new(true));
+        if let FnNode::Function(f) = node
+            && f.r#type == FunctionType::FunctionExpression
+            && let Some(name) = &f.id
+        {
+            self.declare(name.name.as_str(), name.span.start, false);
+            self.join_binding(name.span.start, &Vals::of(Value::Func(id)));
+        }
+        let params = node.params();
+        for p in &params.items {
+            self.declare_pattern(&p.pattern);
+        }
+        if let Some(rest) = &params.rest {
+            self.declare_pattern(&rest.rest.argument);
+        }
+        let mut cost = Cost::Zero;
+        for p in &params.items {
+            let mut vals = Vals::none();
+            if let Some(init) = &p.initializer {
+                let (v, c) = self.expr(init);
+                cost = cost.then(c);
+                vals = v;
+            }
+            cost = cost.then(self.bind(&p.pattern, &vals, true));
+        }
+        match node {
+            FnNode::Function(f) => {
+                if let Some(body) = &f.body {
+                    cost = cost.then(self.function_body(&body.statements));
+                }
+            }
+            FnNode::Arrow(a) => match &a.body {
+                ArrowFunctionBody::FunctionBody(body) => {
+                    cost = cost.then(self.function_body(&body.statements));
+                }
+                body => {
+                    let e = body.to_expression();
+                    let (v, c) = self.expr(e);
+                    cost = cost.then(c);
+                    let ctx = self.fns.last_mut().expect("a function is open");
+                    ctx.returns.join(&v);
+                }
+            },
+        }
+        self.scopes.pop();
+        let ctx = self.fns.pop().expect("pushed above");
+        match self.summaries.get_mut(&id) {
+            None => {
+                self.summaries.insert(
+                    id,
+                    Summary {
+                        cost,
+                        returns: ctx.returns,
+                        uses_arguments: ctx.uses_arguments,
+                    },
+                );
+                self.changed = true;
+            }
+            Some(s) => {
+                if cost.level() > s.cost.level() {
+                    self.changed = true;
+                }
+                if cost.level() >= s.cost.level() {
+                    s.cost = cost;
+                }
+                if s.returns.join(&ctx.returns) {
+                    self.changed = true;
+                }
+                if ctx.uses_arguments && !s.uses_arguments {
+                    s.uses_arguments = true;
+                    self.changed = true;
+                }
+            }
+        }
+        Value::Func(id)
+    }
+
+    pub(super) fn function_body(&mut self, stmts: &'a [Statement<'a>]) -> Cost {
+        self.hoist_vars(stmts);
+        self.hoist_block(stmts);
+        self.statements(stmts)
+    }
+
+    /// Call the script's function `id` with `args` from `site`.
+    pub(super) fn call_func(
+        &mut self,
+        id: u32,
+        args: &[Arg<'a>],
+        site: &CallSite,
+        through: bool,
+    ) -> (Vals, Cost) {
+        let Some(node) = self.nodes.get(&id).copied() else {
+            return (Vals::unknown(), Cost::Zero);
+        };
+        let params = node.params();
+        let spread_at = args.iter().position(|a| a.spread).unwrap_or(args.len());
+        let uses_arguments = self.summaries.get(&id).is_some_and(|s| s.uses_arguments);
+        let mut cost = Cost::Zero;
+        for (i, p) in params.items.iter().enumerate() {
+            let vals = if i < spread_at {
+                args.get(i).map(|a| a.vals.clone()).unwrap_or_default()
+            } else {
+                Vals::unknown()
+            };
+            cost = cost.then(self.bind(&p.pattern, &vals, false));
+        }
+        // Arguments the parameters do not name can still be reached, through
+        // `arguments` or a rest parameter: they escape.
+        let named = if uses_arguments {
+            0
+        } else {
+            params.items.len().min(spread_at)
+        };
+        for a in args.iter().skip(named) {
+            let how = How::new(
+                "runs as an argument of `{name}` ({at}), which the analysis follows only through named parameters",
+                &site.name,
+                site.at,
+            );
+            cost = cost.then(self.escape(&a.vals, site.at, &how, false));
+        }
+        let Some(summary) = self.summaries.get(&id) else {
+            return (Vals::unknown(), cost);
+        };
+        // An async function or a generator returns an object of the
+        // platform's, whatever its `return` says.
+        let mut returns = summary.returns.clone();
+        returns.add(Value::Unknown);
+        let mut once = summary.cost.clone();
+        if through && !site.name.is_empty() {
+            once = once.through(|| format!("through `{}` at {}", site.name, self.pos(site.at)));
+        }
+        (returns, cost.then(once))
+    }
+
+    /// A value goes where the analysis cannot follow it: code it does not
+    /// model may call it any number of times. `how` completes "`fetch` at
+    /// 1:10 …".
+    pub(super) fn escape(&mut self, vals: &Vals, at: u32, how: &How<'_>, reads_only: bool) -> Cost {
+        let mut cost = Cost::Zero;
+        for v in vals.iter().cloned().collect::<Vec<_>>() {
+            cost = cost.or(self.escape_one(&v, at, how, reads_only));
+        }
+        cost
+    }
+
+    pub(super) fn escape_one(
+        &mut self,
+        v: &Value,
+        at: u32,
+        how: &How<'_>,
+        reads_only: bool,
+    ) -> Cost {
+        let opaque_what = |this: &Self, w: &str| {
+            format!(
+                "{w}, which {}",
+                how.render(this).trim_start_matches("runs as ")
+            )
+        };
+        match v {
+            Value::Sink(label) => self.request(label, at).repeated(|| how.render(self)),
+            Value::Func(id) => {
+                // Code the analysis does not see may call it with anything.
+                if let Some(node) = self.nodes.get(id).copied() {
+                    for p in &node.params().items {
+                        self.bind(&p.pattern, &Vals::unknown(), false);
+                    }
+                }
+                self.summaries
+                    .get(id)
+                    .map_or(Cost::Zero, |s| s.cost.clone())
+                    .repeated(|| how.render(self))
+            }
+            Value::Via(inner) | Value::BindOf(inner) => self.escape_one(inner, at, how, reads_only),
+            Value::Opaque(label) => {
+                let what = opaque_what(self, label);
+                self.opaque(&what, at);
+                Cost::Zero
+            }
+            Value::Special(s) => match s {
+                Special::ImportScripts => self
+                    .request("`importScripts`", at)
+                    .repeated(|| how.render(self)),
+                Special::CacheAddAll => self
+                    .request("`cache.addAll`", at)
+                    .repeated(|| how.render(self)),
+                Special::Timer(label) | Special::Markup(label, _) => {
+                    let what = opaque_what(self, label);
+                    self.opaque(&what, at);
+                    Cost::Zero
+                }
+                Special::SetAttribute
+                | Special::ReflectSet
+                | Special::ExecCommand
+                | Special::ReflectApply
+                | Special::ReflectConstruct
+                | Special::ReflectGet
+                | Special::Evaluate(_)
+                | Special::InitScript
+                | Special::DocumentOpen => {
+                    let what = opaque_what(self, "a function that can start requests");
+                    self.opaque(&what, at);
+                    Cost::Zero
+                }
+                Special::XhrCtor
+                | Special::Resolve
+                | Special::BlobUrl
+                | Special::ParseHtml
+                | Special::ObjectAssign
+                | Special::Attr
+                | Special::CreateElement
+                | Special::NewElement(_)
+                | Special::CachesOpen
+                | Special::AxiosCreate
+                | Special::Returns(_) => Cost::Zero,
+            },
+            Value::Obj(Obj::Axios) => self.request("`axios`", at).repeated(|| how.render(self)),
+            Value::Obj(o) if value::unsafe_to_hand_over(*o) && !reads_only => {
+                let what = opaque_what(self, value::obj_name(*o));
+                self.opaque(&what, at);
+                Cost::Zero
+            }
+            Value::Global if !reads_only => {
+                let what = opaque_what(self, "the global object");
+                self.opaque(&what, at);
+                Cost::Zero
+            }
+            Value::Any => {
+                let what = opaque_what(self, "a value the analysis lost track of");
+                self.opaque(&what, at);
+                Cost::Zero
+            }
+            _ => Cost::Zero,
+        }
+    }
+}
