@@ -25,6 +25,15 @@ pub enum Command {
         /// The command and its arguments.
         command: Vec<OsString>,
     },
+    /// Hold a site back by hand, or clear its backoff.
+    Backoff {
+        /// The site, host or URL.
+        site: String,
+        /// How long; `None` with `clear`.
+        for_ms: Option<u64>,
+        /// Clear the backoff instead.
+        clear: bool,
+    },
     /// Print help.
     Help,
     /// Print the version.
@@ -42,6 +51,9 @@ USAGE:
                                             exits 1 if any is under the site's interval
     pace-hook run --site SITE -- CMD ARGS   wait for SITE's turn, run CMD, record its finish;
                                             exits with CMD's code
+    pace-hook backoff --site SITE --for D   hold SITE's next call back for D (e.g. 10m), for
+                                            every process, as a 429 would
+    pace-hook backoff --site SITE --clear   end SITE's backoff now
     pace-hook --help | --version
 
 ENVIRONMENT:
@@ -81,6 +93,45 @@ pub fn parse(args: &[OsString]) -> Result<Command> {
                 }
             }
             Ok(Command::Gaps { site })
+        }
+        "backoff" => {
+            let (mut site, mut for_ms, mut clear) = (None, None, false);
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                match text(a)?.as_str() {
+                    "--site" => {
+                        site = Some(text(
+                            it.next()
+                                .ok_or_else(|| usage("`--site` needs a value".into()))?,
+                        )?)
+                    }
+                    "--for" => {
+                        let v = text(
+                            it.next()
+                                .ok_or_else(|| usage("`--for` needs a duration".into()))?,
+                        )?;
+                        for_ms = Some(
+                            crate::duration::parse_duration(&v)
+                                .map_err(|m| usage(format!("`--for`: {m}")))?,
+                        );
+                    }
+                    "--clear" => clear = true,
+                    other => {
+                        return Err(usage(format!("unexpected argument `{other}` to `backoff`")));
+                    }
+                }
+            }
+            let site = site.ok_or_else(|| usage("`backoff` needs `--site SITE`".into()))?;
+            if clear == for_ms.is_some() {
+                return Err(usage(
+                    "`backoff` needs either `--for DURATION` or `--clear`".into(),
+                ));
+            }
+            Ok(Command::Backoff {
+                site,
+                for_ms,
+                clear,
+            })
         }
         "run" => {
             let mut site = None;

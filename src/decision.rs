@@ -198,6 +198,67 @@ impl SiteState {
         (free > now).then_some(free)
     }
 
+    /// The site answered "too many requests" (429) or "unavailable" (503)
+    /// at `now`: no start before `now + retry_after` when the site said how
+    /// long, else a wait that doubles with each push-back in a row, from the
+    /// interval up to `max_ms`. An existing backoff is never shortened.
+    /// Returns the time the site is free again.
+    pub fn push_back(
+        &mut self,
+        now: EpochMs,
+        retry_after_ms: Option<u64>,
+        interval_ms: u64,
+        max_ms: u64,
+    ) -> EpochMs {
+        let strikes = self.backoff.map_or(0, |b| b.strikes).saturating_add(1);
+        let wait = match retry_after_ms {
+            Some(ms) => ms,
+            None => interval_ms
+                .max(1)
+                .saturating_mul(1u64 << (strikes - 1).min(40))
+                .min(max_ms),
+        }
+        .min(CEILING_MS);
+        let until = now
+            .saturating_add(wait)
+            .max(self.backoff.map_or(0, |b| b.until_ms));
+        self.backoff = Some(Backoff {
+            set_ms: now,
+            until_ms: until,
+            strikes,
+        });
+        until
+    }
+
+    /// Hold the site back by hand until `now + for_ms` (`pace-hook backoff`).
+    pub fn hold_back(&mut self, now: EpochMs, for_ms: u64) -> EpochMs {
+        let until = now.saturating_add(for_ms.min(CEILING_MS));
+        self.backoff = Some(Backoff {
+            set_ms: now,
+            until_ms: until,
+            strikes: self.backoff.map_or(0, |b| b.strikes),
+        });
+        until
+    }
+
+    /// The site answered a request well: the next push-back starts the
+    /// doubling afresh. A backoff still running stays (the success came
+    /// from a call that started before it, or it was set by hand).
+    /// Returns whether anything changed.
+    pub fn relieve(&mut self, now: EpochMs) -> bool {
+        match &mut self.backoff {
+            Some(b) if b.until_ms <= now => {
+                self.backoff = None;
+                true
+            }
+            Some(b) if b.strikes > 0 => {
+                b.strikes = 0;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `call` is already in flight here.
     pub fn holds(&self, call: &str) -> bool {
         self.in_flight.iter().any(|f| f.call == call)
@@ -694,6 +755,37 @@ mod tests {
             Decision::WaitUntil(71_000)
         );
         assert_eq!(s.admits, vec![2_000, 61_000]);
+    }
+
+    #[test]
+    fn a_push_back_waits_its_retry_after_or_doubles_from_the_interval() {
+        let mut s = SiteState::new("a.com");
+        assert_eq!(s.push_back(1_000, Some(60_000), 10_000, 600_000), 61_000);
+        assert_eq!(decide(2_000, &s, &POLICY), Decision::WaitUntil(61_000));
+        // Without Retry-After: the interval, doubled for each strike in a row.
+        assert_eq!(s.push_back(70_000, None, 10_000, 600_000), 90_000);
+        assert_eq!(s.push_back(90_000, None, 10_000, 600_000), 130_000);
+        // Never past max_backoff, never shorter than what stands.
+        for _ in 0..10 {
+            s.push_back(130_000, None, 10_000, 600_000);
+        }
+        assert_eq!(s.backoff.unwrap().until_ms, 730_000);
+        assert_eq!(s.push_back(130_000, Some(1_000), 10_000, 600_000), 730_000);
+    }
+
+    #[test]
+    fn a_success_resets_the_doubling() {
+        let mut s = SiteState::new("a.com");
+        s.push_back(0, None, 10_000, 600_000);
+        s.push_back(10_000, None, 10_000, 600_000);
+        assert!(s.relieve(30_000));
+        assert_eq!(s.backoff, None);
+        assert_eq!(s.push_back(40_000, None, 10_000, 600_000), 50_000);
+        // A success while a backoff runs keeps it, with no strikes.
+        assert!(s.relieve(45_000));
+        assert_eq!(s.backoff.unwrap().until_ms, 50_000);
+        assert_eq!(s.backoff.unwrap().strikes, 0);
+        assert!(!s.relieve(46_000));
     }
 
     #[test]

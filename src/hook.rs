@@ -21,6 +21,9 @@ pub enum Outcome {
     Pass,
     /// Block it; the text is for the model.
     Block(String),
+    /// A Post done, with something the model should know (a site asked for
+    /// less traffic): given to it as the hook's `additionalContext`.
+    Tell(String),
 }
 
 /// A Post event that could not be recorded in full. The tool already ran,
@@ -34,9 +37,9 @@ pub struct PostFailure(pub String);
 pub fn handle(event: &HookEvent, arrived: Mono) -> Result<Outcome, Failure> {
     match event.kind {
         EventKind::PreToolUse => pre(event, arrived).map_err(Failure::Pre),
-        EventKind::PostToolUse | EventKind::PostToolUseFailure => {
-            post(event).map(|()| Outcome::Pass).map_err(Failure::Post)
-        }
+        EventKind::PostToolUse | EventKind::PostToolUseFailure => post(event)
+            .map(|told| told.map_or(Outcome::Pass, Outcome::Tell))
+            .map_err(Failure::Post),
         EventKind::Other(_) => Ok(Outcome::Pass),
     }
 }
@@ -374,9 +377,9 @@ fn end_previous_call(
     Ok(())
 }
 
-fn post(event: &HookEvent) -> Result<(), PostFailure> {
+fn post(event: &HookEvent) -> Result<Option<String>, PostFailure> {
     let Some((profile, tool)) = profile::find(&event.tool_name) else {
-        return post_declared(event);
+        return post_declared(event).map(|()| None);
     };
     let what = format!("`{tool}`");
     // A Post is recorded even while the config is broken (the Pre side
@@ -420,12 +423,17 @@ fn post(event: &HookEvent) -> Result<(), PostFailure> {
         })
         .unwrap_or_default();
     // The finish first: it is what the next call's wait counts from.
+    let mut finished = Vec::new();
     if event.tool_use_id.is_some() || !revealed.is_empty() {
-        record_finish(event, store, tool, &revealed)
+        finished = record_finish(event, store, tool, &revealed)
             .map_err(|e| not_recorded(&what, &e, &config))?;
     }
+    // Then what the sites said about the pace: a 429 or 503 holds the site
+    // back; a success resets the doubling.
+    let told = listen(event, store, &config, &learned.statuses, &finished)
+        .map_err(|e| not_recorded(&what, &e, &config))?;
     if learned.tabs.is_empty() && learned.current.is_none() {
-        return Ok(());
+        return Ok(told);
     }
     let now = store.clock().now_floor();
     let seen: Vec<(TabRef, Vec<String>, bool)> = learned
@@ -449,7 +457,91 @@ fn post(event: &HookEvent) -> Result<(), PostFailure> {
             PostFailure(one_line(&format!(
                 "pace-hook recorded the end of {what} but could not update its tab map: {e}; calls on tabs it has not seen since are paced against every site it knows until a result shows where they are."
             )))
-        })
+        })?;
+    Ok(told)
+}
+
+/// Act on the HTTP statuses a result reports: a site that answered 429 or
+/// 503 gets a backoff (its `Retry-After`, else a doubling wait), shared by
+/// every process; a site that answered well, or the sites of a call that
+/// succeeded without any status, get their doubling reset. Returns what the
+/// model is told.
+fn listen(
+    event: &HookEvent,
+    store: &dyn Store,
+    config: &Config,
+    statuses: &[profile::Status],
+    finished: &[String],
+) -> Result<Option<String>> {
+    let mut told: Vec<String> = Vec::new();
+    let mut pushed: Vec<String> = Vec::new();
+    for st in statuses {
+        let Some(host) = site::host_of_url(&st.url) else {
+            continue;
+        };
+        let key = site::key_for_host(&host);
+        if matches!(st.code, 429 | 503) {
+            let interval = config.policy_for_key(&key).interval_ms;
+            let mut set_at = 0;
+            let until = store.update_backoff(&key, &mut |s, now| {
+                set_at = now;
+                Some(s.push_back(now, st.retry_after_ms, interval, config.max_backoff_ms))
+            })?;
+            let now = set_at;
+            let mut r = record(event, Kind::Backoff, now);
+            r.sites = vec![key.clone()];
+            r.reason = Some(format!(
+                "answered {}{}",
+                st.code,
+                st.retry_after_ms
+                    .map(|ms| format!(", Retry-After {}", format_duration(ms)))
+                    .unwrap_or_default()
+            ));
+            store.log(&r);
+            if let Some(until) = until {
+                let how = if st.retry_after_ms.is_some() {
+                    "as its Retry-After asked"
+                } else {
+                    "and longer each time it answers so again"
+                };
+                told.push(format!(
+                    "{key} answered {} {}; pace-hook holds its next call back until {} UTC (in {}), {how}. Work on other sites meanwhile.",
+                    st.code,
+                    reason_phrase(st.code),
+                    crate::gaps::clock_time(until),
+                    format_duration(until.saturating_sub(now).max(1)),
+                ));
+            }
+            pushed.push(key);
+        }
+    }
+    let ok: Vec<String> = statuses
+        .iter()
+        .filter(|st| st.code < 400)
+        .filter_map(|st| site::host_of_url(&st.url).map(|h| site::key_for_host(&h)))
+        .chain(
+            (event.kind == EventKind::PostToolUse && statuses.is_empty())
+                .then(|| finished.iter().cloned())
+                .into_iter()
+                .flatten(),
+        )
+        .filter(|k| !pushed.contains(k))
+        .collect();
+    for key in ok {
+        store.update_backoff(&key, &mut |s, now| {
+            s.relieve(now);
+            None
+        })?;
+    }
+    Ok((!told.is_empty()).then(|| told.join(" ")))
+}
+
+fn reason_phrase(code: u16) -> &'static str {
+    match code {
+        429 => "Too Many Requests",
+        503 => "Service Unavailable",
+        _ => "",
+    }
 }
 
 /// The Post of a tool no profile owns: if a `[[tool]]` rule paces it, its
@@ -472,16 +564,18 @@ fn post_declared(event: &HookEvent) -> Result<(), PostFailure> {
     let store = store::open(&config).map_err(|e| not_recorded(&what, &e, &config))?;
     let store = store.as_ref();
     record_finish(event, store, short(&event.tool_name), &[])
+        .map(|_| ())
         .map_err(|e| not_recorded(&what, &e, &config))
 }
 
-/// Record the finish of the event's call, and on `revealed` sites, and log it.
+/// Record the finish of the event's call, and on `revealed` sites, and log
+/// it. Returns the sites it was recorded on.
 fn record_finish(
     event: &HookEvent,
     store: &dyn Store,
     tool: &str,
     revealed: &[String],
-) -> Result<()> {
+) -> Result<Vec<String>> {
     let key = call_key(event);
     let f = Gate::new(store).finish(&key, event.agent().as_deref(), revealed)?;
     if !f.sites.is_empty() {
@@ -489,11 +583,11 @@ fn record_finish(
         r.tool = tool.to_owned();
         r.call = Some(key);
         r.finished_ms = f.times;
-        r.sites = f.sites;
+        r.sites = f.sites.clone();
         r.reason = (event.kind == EventKind::PostToolUseFailure).then(|| "failed".to_owned());
         store.log(&r);
     }
-    Ok(())
+    Ok(f.sites)
 }
 
 fn not_recorded(what: &str, e: &Error, config: &Config) -> PostFailure {

@@ -106,6 +106,11 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
         }
         Command::Gaps { site } => run_gaps(site.as_deref()),
         Command::Run { site, command } => run_command(&site, &command),
+        Command::Backoff {
+            site,
+            for_ms,
+            clear,
+        } => run_backoff(&site, for_ms, clear),
     }
 }
 
@@ -145,6 +150,19 @@ fn run_hook(stdin: impl Read, arrived: Mono) -> Exit {
     };
     match hook::handle(&event, arrived) {
         Ok(Outcome::Pass) => Exit::Success,
+        Ok(Outcome::Tell(text)) => {
+            // PostToolUse's JSON answer: the text reaches the model as
+            // context; exit 0 keeps it a success.
+            let name = match &event.kind {
+                EventKind::PostToolUseFailure => "PostToolUseFailure",
+                _ => "PostToolUse",
+            };
+            let answer = serde_json::json!({
+                "hookSpecificOutput": {"hookEventName": name, "additionalContext": text}
+            });
+            print(&format!("{answer}\n"));
+            Exit::Success
+        }
         Ok(Outcome::Block(message)) => {
             say(&message);
             Exit::Block
@@ -184,6 +202,33 @@ fn run_gaps(site: Option<&str>) -> Exit {
                 ));
             }
             if short { Exit::Failure } else { Exit::Success }
+        }
+        Err(e) => {
+            say(&format!("pace-hook: {e}"));
+            Exit::Failure
+        }
+    }
+}
+
+fn run_backoff(site: &str, for_ms: Option<u64>, clear: bool) -> Exit {
+    let result = Pacer::from_env().and_then(|p| match (clear, for_ms) {
+        (true, _) => p.clear_backoff(site).map(|sites| (sites, None)),
+        (false, ms) => p
+            .backoff(site, std::time::Duration::from_millis(ms.unwrap_or(0)))
+            .map(|(sites, until)| (sites, Some(until))),
+    });
+    match result {
+        Ok((sites, Some(until))) => {
+            print(&format!(
+                "{} held back until {} UTC\n",
+                sites.join(", "),
+                gaps::clock_time(until)
+            ));
+            Exit::Success
+        }
+        Ok((sites, None)) => {
+            print(&format!("{}: backoff cleared\n", sites.join(", ")));
+            Exit::Success
         }
         Err(e) => {
             say(&format!("pace-hook: {e}"));

@@ -35,6 +35,9 @@ pub enum Kind {
     GiveUp,
     /// A tool of a server no profile knows passed unpaced.
     Unknown,
+    /// A site answered 429 or 503 and was held back, or was held back by
+    /// hand (`pace-hook backoff`).
+    Backoff,
     /// An admission taken back before the call went (it was held up past
     /// its hold and queued again): it sent nothing.
     Cancel,

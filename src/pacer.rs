@@ -164,6 +164,51 @@ impl Pacer {
     }
 }
 
+impl Pacer {
+    /// Hold the site(s) of `site_or_url` back for `how_long` from now, for
+    /// every process, as a 429 from the site would. Returns the sites and
+    /// when they are free again.
+    pub fn backoff(
+        &self,
+        site_or_url: &str,
+        how_long: std::time::Duration,
+    ) -> Result<(Vec<String>, crate::clock::EpochMs)> {
+        let mut until = 0;
+        let mut sites = Vec::new();
+        for r in self.requests(site_or_url)? {
+            let ms = how_long.as_millis() as u64;
+            let u = self
+                .store
+                .update_backoff(&r.site, &mut |s, now| Some(s.hold_back(now, ms)))?
+                .unwrap_or(0);
+            until = until.max(u);
+            let mut rec = Record::new(Kind::Backoff, self.store.clock().now_floor(), "backoff");
+            rec.sites = vec![r.site.clone()];
+            rec.reason = Some(format!("held back by hand for {}", format_duration(ms)));
+            self.store.log(&rec);
+            sites.push(r.site);
+        }
+        Ok((sites, until))
+    }
+
+    /// End the backoff of the site(s) of `site_or_url` now.
+    pub fn clear_backoff(&self, site_or_url: &str) -> Result<Vec<String>> {
+        let mut sites = Vec::new();
+        for r in self.requests(site_or_url)? {
+            self.store.update_backoff(&r.site, &mut |s, _| {
+                s.backoff = None;
+                None
+            })?;
+            let mut rec = Record::new(Kind::Backoff, self.store.clock().now_floor(), "backoff");
+            rec.sites = vec![r.site.clone()];
+            rec.reason = Some("cleared by hand".to_owned());
+            self.store.log(&rec);
+            sites.push(r.site);
+        }
+        Ok(sites)
+    }
+}
+
 static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Permit<'_> {
