@@ -18,6 +18,7 @@ pub mod gaps;
 pub mod gate;
 pub mod hook;
 pub mod log;
+pub(crate) mod matcher;
 pub mod pacer;
 pub mod profile;
 pub(crate) mod reach;
