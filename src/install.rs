@@ -337,6 +337,54 @@ mod tests {
         assert_eq!(MARGIN_S, 15);
     }
 
+    /// The plugin's files, read at build time: the plugin says what
+    /// `install` says, so the two ways of installing pace the same calls.
+    mod plugin {
+        use serde_json::Value;
+
+        use super::*;
+
+        fn json(text: &str) -> Value {
+            serde_json::from_str(text).unwrap()
+        }
+
+        #[test]
+        fn its_hooks_are_installs_with_the_launcher_as_the_command() {
+            let hooks = json(include_str!("../plugin/hooks/hooks.json"));
+            let events = hooks["hooks"].as_object().unwrap();
+            assert_eq!(events.len(), EVENTS.len());
+            for event in EVENTS {
+                assert_eq!(
+                    hooks["hooks"][event],
+                    serde_json::json!([{
+                        "matcher": MATCHER,
+                        "hooks": [{
+                            "type": "command",
+                            "command": "sh \"${CLAUDE_PLUGIN_ROOT}/hooks/pace-hook-launcher\"",
+                            "timeout": DEFAULT_TIMEOUT_S,
+                        }],
+                    }]),
+                    "{event}"
+                );
+            }
+        }
+
+        #[test]
+        fn its_manifest_and_marketplace_entry_name_this_version() {
+            let manifest = json(include_str!("../plugin/.claude-plugin/plugin.json"));
+            assert_eq!(manifest["name"], "pace-hook");
+            assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+            assert_eq!(manifest["license"], env!("CARGO_PKG_LICENSE"));
+            let market = json(include_str!("../.claude-plugin/marketplace.json"));
+            let entry = &market["plugins"][0];
+            assert_eq!(entry["name"], manifest["name"]);
+            // Relative to the marketplace's root (the repository), where the
+            // plugin's own `.claude-plugin/plugin.json` is.
+            assert_eq!(entry["source"], "./plugin");
+            assert!(market["owner"]["name"].is_string());
+        }
+    }
+
     #[test]
     fn build_outputs_are_told_apart_from_installed_binaries() {
         assert!(is_build_output(Path::new("/src/pace-hook/target/debug/pace-hook")));
