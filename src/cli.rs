@@ -54,15 +54,17 @@ USAGE:
     pace-hook                               read one Claude Code hook event on stdin (PreToolUse,
                                             PostToolUse, PostToolUseFailure) and pace, skip or block it
     pace-hook install [--project | --user | --local] [--timeout SECONDS]
-                                            add pace-hook's hooks to Claude Code's settings, keeping
-                                            everything else in the file as it is; a backup is written
-                                            first, and a second run changes nothing. --project (the
-                                            default): .claude/settings.json of $CLAUDE_PROJECT_DIR or
-                                            the current directory; --user: ~/.claude/settings.json;
-                                            --local: .claude/settings.local.json. --timeout (default
-                                            300) must stay 15 s or more above max_wait
+                                            add pace-hook's hooks to Claude Code's settings, leaving
+                                            the rest of the file byte for byte; backs the file up
+                                            first, and changes nothing when already installed
+                                              --project  .claude/settings.json (the default), in
+                                                         $CLAUDE_PROJECT_DIR or the current directory
+                                              --local    .claude/settings.local.json, same place
+                                              --user     ~/.claude/settings.json
+                                              --timeout  the hook's timeout (default 300); at least
+                                                         max_wait + 15 s
     pace-hook uninstall [--project | --user | --local]
-                                            remove exactly what install added, after a backup
+                                            remove what install added (backing the file up first)
     pace-hook gaps [--site SITE]            print every finish-to-start gap in the gate log;
                                             exits 1 if any is under the site's interval
     pace-hook run --site SITE -- CMD ARGS   wait for SITE's turn, run CMD, record its finish;

@@ -192,11 +192,13 @@ fn is_build_output(exe: &Path) -> bool {
 /// The settings file's text, `None` if there is no file.
 fn read(path: &Path) -> Result<Option<String>> {
     match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| Error::Settings {
-            path: path.to_owned(),
-            problem: "is not UTF-8 text".into(),
-            fix: "save it as UTF-8 (Claude Code reads it as such)".into(),
-        }),
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| Error::Settings {
+                path: path.to_owned(),
+                problem: "is not UTF-8 text".into(),
+                fix: "save it as UTF-8 (Claude Code reads it as such)".into(),
+            }),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io("read", path, e)),
     }
@@ -387,7 +389,9 @@ mod tests {
 
     #[test]
     fn build_outputs_are_told_apart_from_installed_binaries() {
-        assert!(is_build_output(Path::new("/src/pace-hook/target/debug/pace-hook")));
+        assert!(is_build_output(Path::new(
+            "/src/pace-hook/target/debug/pace-hook"
+        )));
         assert!(is_build_output(Path::new("/t/target/release/pace-hook")));
         assert!(!is_build_output(Path::new("/home/u/.cargo/bin/pace-hook")));
         assert!(!is_build_output(Path::new("/srv/target/pace-hook")));

@@ -76,7 +76,10 @@ mod tests {
     #[test]
     fn the_installed_matcher_covers_servers_no_profile_knows() {
         // So that their tools reach pace-hook and are logged as unknown.
-        for tool in ["mcp__browserbase__navigate", "mcp__browser-use__browser_go_back"] {
+        for tool in [
+            "mcp__browserbase__navigate",
+            "mcp__browser-use__browser_go_back",
+        ] {
             assert!(matcher_matches(MATCHER, tool), "{tool}");
         }
     }
@@ -107,7 +110,10 @@ mod tests {
             assert!(matcher_matches(m, "Edit"), "{m}");
             assert!(!matcher_matches(m, "Read"), "{m}");
         }
-        assert!(matcher_matches("WebFetch|mcp__puppeteer__puppeteer_navigate", "WebFetch"));
+        assert!(matcher_matches(
+            "WebFetch|mcp__puppeteer__puppeteer_navigate",
+            "WebFetch"
+        ));
     }
 
     #[test]

@@ -573,7 +573,12 @@ fn install_step(body: &str, doc: &Doc<'_>, hook: &Hook) -> Result<Option<Step>, 
     let style = Style::of(body, &doc.root);
     let Some(hooks) = hooks_object(doc)? else {
         let events = all_events(hook);
-        let splice = append(body, &doc.root.members(), &style, New::Prop("hooks", &events));
+        let splice = append(
+            body,
+            &doc.root.members(),
+            &style,
+            New::Prop("hooks", &events),
+        );
         return Ok(Some(Step {
             splice,
             changes: [Some(Change::Added); 3],

@@ -120,7 +120,10 @@ fn runs_line(max_wait: &str) -> String {
 const ODD_FILES: &[(&str, &str)] = &[
     ("empty object", "{}\n"),
     ("no trailing newline", "{\n  \"model\": \"opus\"\n}"),
-    ("tabs", "{\n\t\"model\": \"opus\",\n\t\"env\": {\n\t\t\"A\": \"1\"\n\t}\n}\n"),
+    (
+        "tabs",
+        "{\n\t\"model\": \"opus\",\n\t\"env\": {\n\t\t\"A\": \"1\"\n\t}\n}\n",
+    ),
     (
         "crlf",
         "{\r\n    \"model\": \"opus\",\r\n    \"permissions\": {\r\n        \"allow\": [\"Bash(ls)\"]\r\n    }\r\n}\r\n",
@@ -180,7 +183,11 @@ fn install_then_uninstall_gives_back_each_file_byte_for_byte() {
         // The backup holds the file as it was.
         let backups = s.backups();
         assert_eq!(backups.len(), 1, "{what}");
-        assert_eq!(fs::read_to_string(&backups[0]).unwrap(), *original, "{what}");
+        assert_eq!(
+            fs::read_to_string(&backups[0]).unwrap(),
+            *original,
+            "{what}"
+        );
 
         let out = s.run(&["uninstall"]);
         assert_eq!(code(&out), 0, "{what}: {}", stderr(&out));
@@ -352,7 +359,10 @@ fn user_scope_writes_under_home() {
         stdout(&out)
     );
     assert!(user.exists());
-    assert!(!s.project().join(".claude").exists(), "the project is not touched");
+    assert!(
+        !s.project().join(".claude").exists(),
+        "the project is not touched"
+    );
     fs::write(&user, "{\n  \"model\": \"opus\"\n}\n").unwrap();
     assert_eq!(code(&s.run(&["install", "--user"])), 0);
     assert_eq!(code(&s.run(&["uninstall", "--user"])), 0);
@@ -416,8 +426,17 @@ fn a_settings_file_that_is_a_link_stays_a_link() {
     fs::create_dir_all(s.settings().parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&dotfiles, s.settings()).unwrap();
     assert_eq!(code(&s.run(&["install"])), 0);
-    assert!(fs::symlink_metadata(s.settings()).unwrap().file_type().is_symlink());
-    assert!(fs::read_to_string(&dotfiles).unwrap().contains("PreToolUse"));
+    assert!(
+        fs::symlink_metadata(s.settings())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        fs::read_to_string(&dotfiles)
+            .unwrap()
+            .contains("PreToolUse")
+    );
     assert_eq!(code(&s.run(&["uninstall"])), 0);
     assert_eq!(fs::read_to_string(&dotfiles).unwrap(), "{}\n");
 }

@@ -277,4 +277,3 @@ pub(super) fn render(value: &Out, style: &Style, indent: &str) -> String {
         format!("{open}{}{close}", items.join(sep))
     }
 }
-

@@ -34,11 +34,7 @@ fn round_trip(original: &str) -> String {
     assert_eq!(again.text, installed.text);
     let removed = uninstall(&installed.text).unwrap();
     assert_eq!(removed.changes, [Change::Removed; 3]);
-    assert_eq!(
-        removed.text, original,
-        "after install:\n{}",
-        installed.text
-    );
+    assert_eq!(removed.text, original, "after install:\n{}", installed.text);
     installed.text
 }
 
@@ -125,11 +121,16 @@ fn crlf_stays_crlf() {
 
 #[test]
 fn a_one_line_file_stays_on_one_line() {
-    let text = round_trip(r#"{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]}}"#);
+    let text = round_trip(
+        r#"{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]}}"#,
+    );
     assert!(!text.contains('\n'), "{text}");
     assert!(text.contains(r#","PreToolUse":[{"matcher":"mcp__.*|WebFetch|WebSearch","hooks":[{"type":"command","command":"/home/u/.cargo/bin/pace-hook","timeout":300}]}]"#), "{text}");
     let spaced = round_trip(r#"{ "model": "opus" }"#);
-    assert!(spaced.starts_with(r#"{ "model": "opus", "hooks": {"PreToolUse": [{"matcher": "#), "{spaced}");
+    assert!(
+        spaced.starts_with(r#"{ "model": "opus", "hooks": {"PreToolUse": [{"matcher": "#),
+        "{spaced}"
+    );
 }
 
 #[test]
@@ -149,11 +150,22 @@ fn other_hooks_in_the_same_events_stay_where_they_are() {
 }"#;
     let text = round_trip(original);
     // Appended after the user's group, in the list's own layout.
-    assert!(text.contains("\"command\": \"audit-bash\" }]\n      },\n      {\n        \"matcher\": \"mcp__"), "{text}");
+    assert!(
+        text.contains(
+            "\"command\": \"audit-bash\" }]\n      },\n      {\n        \"matcher\": \"mcp__"
+        ),
+        "{text}"
+    );
     // An inline list gets an inline group.
-    assert!(text.contains("\"command\": \"fmt\" } ] }, {\"matcher\": \"mcp__"), "{text}");
+    assert!(
+        text.contains("\"command\": \"fmt\" } ] }, {\"matcher\": \"mcp__"),
+        "{text}"
+    );
     // The event the file lacked is added at the end of `hooks`.
-    assert!(text.contains("\"PostToolUseFailure\": [\n      {"), "{text}");
+    assert!(
+        text.contains("\"PostToolUseFailure\": [\n      {"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -209,7 +221,11 @@ fn another_timeout_or_path_updates_only_that_value() {
 fn a_duplicate_of_pace_hooks_group_is_removed() {
     let once = install("{}\n", &hook()).unwrap().text;
     let group = serde_json::to_string(&hook().group().value()).unwrap();
-    let twice = once.replacen("\"PreToolUse\": [", &format!("\"PreToolUse\": [{group},"), 1);
+    let twice = once.replacen(
+        "\"PreToolUse\": [",
+        &format!("\"PreToolUse\": [{group},"),
+        1,
+    );
     let edit = install(&twice, &hook()).unwrap();
     assert_eq!(
         edit.changes,
@@ -238,9 +254,11 @@ fn pace_hook_beside_other_hooks_is_refused_by_install_and_left_by_uninstall() {
 
 #[test]
 fn a_command_with_arguments_is_not_pace_hooks_entry() {
-    let run = r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"pace-hook gaps"}]}]}}"#;
+    let run =
+        r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"pace-hook gaps"}]}]}}"#;
     assert!(install(run, &hook()).is_err());
-    let other = r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"/x/not-pace-hook"}]}]}}"#;
+    let other =
+        r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"/x/not-pace-hook"}]}]}}"#;
     round_trip(other);
 }
 
@@ -258,9 +276,18 @@ fn comments_are_refused_with_where_they_are() {
 #[test]
 fn invalid_json_is_refused() {
     let p = install("{\"model\": \"opus\",}", &hook()).unwrap_err();
-    assert!(p.problem.starts_with("is not valid JSON (trailing comma at line 1"), "{}", p.problem);
+    assert!(
+        p.problem
+            .starts_with("is not valid JSON (trailing comma at line 1"),
+        "{}",
+        p.problem
+    );
     let p = install("{\"model\": ", &hook()).unwrap_err();
-    assert!(p.problem.starts_with("is not valid JSON ("), "{}", p.problem);
+    assert!(
+        p.problem.starts_with("is not valid JSON ("),
+        "{}",
+        p.problem
+    );
 }
 
 #[test]
@@ -286,7 +313,11 @@ fn the_wrong_shapes_are_refused_with_what_claude_code_expects() {
         (r#"{"hooks": {}, "hooks": {}}"#, "sets `hooks` twice"),
     ];
     for (text, problem) in cases {
-        assert_eq!(install(text, &hook()).unwrap_err().problem, problem, "{text}");
+        assert_eq!(
+            install(text, &hook()).unwrap_err().problem,
+            problem,
+            "{text}"
+        );
         if text != "[]" {
             assert_eq!(uninstall(text).unwrap_err().problem, problem, "{text}");
         }
@@ -301,13 +332,18 @@ fn uninstall_removes_an_event_list_it_empties_even_one_that_was_empty_before() {
     // list and no list the same way.
     let text = "{\n  \"hooks\": {\n    \"PreToolUse\": []\n  }\n}\n";
     let installed = install(text, &hook()).unwrap().text;
-    assert!(installed.contains("\"PreToolUse\": [\n      {\n"), "{installed}");
+    assert!(
+        installed.contains("\"PreToolUse\": [\n      {\n"),
+        "{installed}"
+    );
     assert_eq!(uninstall(&installed).unwrap().text, "{}\n");
 }
 
 #[test]
 fn uninstall_keeps_what_was_added_after_install() {
-    let installed = install("{\n  \"model\": \"opus\"\n}\n", &hook()).unwrap().text;
+    let installed = install("{\n  \"model\": \"opus\"\n}\n", &hook())
+        .unwrap()
+        .text;
     let mut value: Value = serde_json::from_str(&installed).unwrap();
     value["hooks"]["PreToolUse"]
         .as_array_mut()
@@ -329,13 +365,20 @@ fn uninstall_keeps_what_was_added_after_install() {
 
 #[test]
 fn paths_are_quoted_only_when_the_shell_needs_it_and_read_back() {
-    assert_eq!(shell_quote("/home/u/.cargo/bin/pace-hook"), "/home/u/.cargo/bin/pace-hook");
+    assert_eq!(
+        shell_quote("/home/u/.cargo/bin/pace-hook"),
+        "/home/u/.cargo/bin/pace-hook"
+    );
     assert_eq!(
         shell_quote("/Users/Jo Doe/bin/pace-hook"),
         "'/Users/Jo Doe/bin/pace-hook'"
     );
     assert_eq!(shell_quote("/x/it's/pace-hook"), r"'/x/it'\''s/pace-hook'");
-    for path in ["/a/pace-hook", "/Users/Jo Doe/bin/pace-hook", "/x/it's/pace-hook"] {
+    for path in [
+        "/a/pace-hook",
+        "/Users/Jo Doe/bin/pace-hook",
+        "/x/it's/pace-hook",
+    ] {
         let quoted = shell_quote(path);
         let (word, rest) = first_word(&quoted).unwrap();
         assert_eq!((word.as_str(), rest), (path, ""));
@@ -344,7 +387,10 @@ fn paths_are_quoted_only_when_the_shell_needs_it_and_read_back() {
         first_word(r#""/a b/pace-hook" --x"#),
         Some(("/a b/pace-hook".to_owned(), " --x"))
     );
-    assert_eq!(first_word(r"/a\ b/pace-hook"), Some(("/a b/pace-hook".to_owned(), "")));
+    assert_eq!(
+        first_word(r"/a\ b/pace-hook"),
+        Some(("/a b/pace-hook".to_owned(), ""))
+    );
     assert_eq!(first_word("'unterminated"), None);
 }
 
@@ -359,4 +405,3 @@ fn a_quoted_path_with_a_space_is_recognised_as_pace_hook() {
     assert!(!install(&text, &spaced).unwrap().changed());
     assert_eq!(uninstall(&text).unwrap().text, "{}\n");
 }
-
