@@ -19,8 +19,10 @@
 //!   container that `uninstall` empties (an event's list, `hooks`) is
 //!   removed with its key, as `install` added it. The one case this cannot
 //!   undo byte for byte is an event list that was already present and
-//!   empty (`"PreToolUse": []`) before `install`: `uninstall` removes that
-//!   key too, which Claude Code reads the same way.
+//!   empty (`"PreToolUse": []`, or `"hooks": {}`) before `install`:
+//!   `uninstall` removes that key too, which Claude Code reads the same
+//!   way; and an empty object or list with blanks inside (`{ }`) comes
+//!   back as `{}`.
 //! - **Every edit is checked.** After editing, the whole text must parse as
 //!   JSON, and with pace-hook's entries taken out it must equal the
 //!   original with them taken out; otherwise nothing is written.
@@ -32,7 +34,8 @@
 //! name, not by the exact path, so that `install` from a binary that moved
 //! (another `cargo install` target, a static build) updates the entry
 //! instead of adding a second one, and `uninstall` from either finds it.
-//! A group that runs pace-hook beside other hooks is not one `install`
+//! A hook that runs pace-hook in another form (beside other hooks in its
+//! group, with arguments, after `VAR=value` settings) is not one `install`
 //! wrote: `install` refuses to add a second pace-hook beside it (two would
 //! pace every call twice) and `uninstall` leaves it, saying so.
 //!
@@ -69,11 +72,23 @@ impl Scope {
     /// (else the current directory) and the user's Claude Code directory
     /// (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
     pub(crate) fn path(self) -> Result<PathBuf> {
-        Ok(match self {
-            Scope::Project => project_dir()?.join(".claude").join("settings.json"),
-            Scope::Local => project_dir()?.join(".claude").join("settings.local.json"),
-            Scope::User => claude_home()?.join("settings.json"),
-        })
+        let file = match self {
+            Scope::Project => "settings.json",
+            Scope::Local => "settings.local.json",
+            Scope::User => return Ok(claude_home()?.join("settings.json")),
+        };
+        let project = project_dir()?;
+        let path = project.join(".claude").join(file);
+        // A mistyped $CLAUDE_PROJECT_DIR must not grow a directory tree.
+        if !project.is_dir() {
+            return Err(Error::Settings {
+                path,
+                problem: "is in a project directory that does not exist".into(),
+                fix: "check $CLAUDE_PROJECT_DIR, or run pace-hook from the project without it"
+                    .into(),
+            });
+        }
+        Ok(path)
     }
 
     /// The scope in words, for messages.
@@ -597,9 +612,9 @@ fn install_step(body: &str, doc: &Doc<'_>, hook: &Hook) -> Result<Option<Step>, 
                 Owned::Beside => {
                     return Err(Problem::new(
                         format!(
-                            "runs pace-hook beside other hooks in one matcher group (`hooks.{event}[{j}]`), so a second pace-hook would pace every call twice"
+                            "already runs pace-hook at `hooks.{event}[{j}]`, in a form install does not write (beside other hooks, with arguments or with settings of its own), and a second pace-hook would pace every call twice"
                         ),
-                        "move pace-hook's hook out of that group or delete it, then run `pace-hook install` again",
+                        "delete that hook, or make it the only hook of its group, running just the pace-hook program",
                     ));
                 }
                 Owned::Not => {}
@@ -703,7 +718,7 @@ fn uninstall_step(body: &str, doc: &Doc<'_>) -> Result<(Option<Step>, Vec<String
                     return Ok((Some(Step::one(i, Change::Removed, splice)), left));
                 }
                 Owned::Beside => left.push(format!(
-                    "`hooks.{event}[{j}]` runs pace-hook beside other hooks; it was left as it is"
+                    "`hooks.{event}[{j}]` runs pace-hook in a form install does not write (beside other hooks, with arguments or with settings of its own), so it was left as it is; remove it by hand if it should go"
                 )),
                 Owned::Not => {}
             }
@@ -742,14 +757,28 @@ fn owned(group: &Value) -> Owned {
 }
 
 /// `Some(bare)` if the handler is a command hook running pace-hook, `bare`
-/// when it has no arguments; `None` if it does not run pace-hook.
+/// when it runs just the program: no arguments, no `VAR=value`, `env` or
+/// `exec` before it. `None` if it does not run pace-hook.
 fn runs_pace_hook(handler: &Value) -> Option<bool> {
     if handler["type"] != "command" {
         return None;
     }
-    let (program, rest) = first_word(handler["command"].as_str()?)?;
-    let name = program.rsplit('/').next().unwrap_or(&program);
-    (name == "pace-hook").then(|| rest.trim().is_empty() && handler.get("args").is_none())
+    let mut rest = handler["command"].as_str()?;
+    let mut bare = handler.get("args").is_none();
+    loop {
+        let (word, after) = first_word(rest)?;
+        let assignment = word.split_once('=').is_some_and(|(name, _)| {
+            name.starts_with(|c: char| c == '_' || c.is_ascii_alphabetic())
+                && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+        });
+        if assignment || word == "env" || word == "exec" {
+            bare = false;
+            rest = after;
+            continue;
+        }
+        let name = word.rsplit('/').next().unwrap_or(&word);
+        return (name == "pace-hook").then(|| bare && after.trim().is_empty());
+    }
 }
 
 /// The first word of a shell command with its quotes taken off (single

@@ -419,6 +419,26 @@ fn uninstall_when_nothing_is_installed_says_so_and_touches_nothing() {
 }
 
 #[test]
+fn a_project_directory_that_does_not_exist_is_not_made() {
+    let s = Setup::new("");
+    let missing = s.dir.join("no-such-project");
+    let out = s
+        .command(&["install"])
+        .env("CLAUDE_PROJECT_DIR", &missing)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "pace-hook: `{}` is in a project directory that does not exist; check $CLAUDE_PROJECT_DIR, or run pace-hook from the project without it. The file was left as it was\n",
+            missing.join(".claude/settings.json").display()
+        )
+    );
+    assert!(!missing.exists());
+}
+
+#[test]
 fn a_settings_file_that_is_a_link_stays_a_link() {
     let s = Setup::new("");
     let dotfiles = s.dir.join("dotfiles-settings.json");

@@ -241,14 +241,45 @@ fn pace_hook_beside_other_hooks_is_refused_by_install_and_left_by_uninstall() {
     let p = install(shared, &hook()).unwrap_err();
     assert_eq!(
         p.problem,
-        "runs pace-hook beside other hooks in one matcher group (`hooks.PreToolUse[0]`), so a second pace-hook would pace every call twice"
+        "already runs pace-hook at `hooks.PreToolUse[0]`, in a form install does not write (beside other hooks, with arguments or with settings of its own), and a second pace-hook would pace every call twice"
     );
     let edit = uninstall(shared).unwrap();
     assert!(!edit.changed());
     assert_eq!(edit.text, shared);
     assert_eq!(
         edit.left,
-        ["`hooks.PreToolUse[0]` runs pace-hook beside other hooks; it was left as it is"]
+        [
+            "`hooks.PreToolUse[0]` runs pace-hook in a form install does not write (beside other hooks, with arguments or with settings of its own), so it was left as it is; remove it by hand if it should go"
+        ]
+    );
+}
+
+#[test]
+fn settings_before_the_program_make_it_another_form_of_pace_hook() {
+    for command in [
+        "PACE_HOOK_HOME=/x pace-hook",
+        "env PACE_HOOK_HOME=/x /a/pace-hook",
+        "exec pace-hook",
+    ] {
+        let handler = json!({"type": "command", "command": command});
+        assert_eq!(runs_pace_hook(&handler), Some(false), "{command}");
+    }
+    for command in [
+        "pace-hook",
+        "/a/pace-hook",
+        "'/a b/pace-hook'",
+        "  pace-hook  ",
+    ] {
+        let handler = json!({"type": "command", "command": command});
+        assert_eq!(runs_pace_hook(&handler), Some(true), "{command}");
+    }
+    for command in ["pace", "X=1 other", "", "/a/pace-hook-launcher"] {
+        let handler = json!({"type": "command", "command": command});
+        assert_eq!(runs_pace_hook(&handler), None, "{command}");
+    }
+    assert_eq!(
+        runs_pace_hook(&json!({"type": "http", "command": "pace-hook"})),
+        None
     );
 }
 
@@ -328,8 +359,8 @@ fn the_wrong_shapes_are_refused_with_what_claude_code_expects() {
 
 #[test]
 fn uninstall_removes_an_event_list_it_empties_even_one_that_was_empty_before() {
-    // The one case that is not byte for byte: Claude Code reads an empty
-    // list and no list the same way.
+    // The cases that are not byte for byte: Claude Code reads an empty list
+    // or `hooks` object and none the same way.
     let text = "{\n  \"hooks\": {\n    \"PreToolUse\": []\n  }\n}\n";
     let installed = install(text, &hook()).unwrap().text;
     assert!(
@@ -337,6 +368,12 @@ fn uninstall_removes_an_event_list_it_empties_even_one_that_was_empty_before() {
         "{installed}"
     );
     assert_eq!(uninstall(&installed).unwrap().text, "{}\n");
+    let text = "{\n  \"model\": \"opus\",\n  \"hooks\": {}\n}\n";
+    let installed = install(text, &hook()).unwrap().text;
+    assert_eq!(
+        uninstall(&installed).unwrap().text,
+        "{\n  \"model\": \"opus\"\n}\n"
+    );
 }
 
 #[test]
