@@ -6,13 +6,28 @@
 
 use std::ffi::OsString;
 
-use crate::error::{Error, Result};
+use crate::{
+    error::{Error, Result},
+    settings::Scope,
+};
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// Read one hook event on stdin and answer it.
     Hook,
+    /// Add pace-hook's hooks to a Claude Code settings file.
+    Install {
+        /// Which settings file.
+        scope: Scope,
+        /// The hook timeout in seconds, if given.
+        timeout_s: Option<u64>,
+    },
+    /// Remove pace-hook's hooks from a Claude Code settings file.
+    Uninstall {
+        /// Which settings file.
+        scope: Scope,
+    },
     /// Print the gaps in the gate log.
     Gaps {
         /// Only this site.
@@ -47,6 +62,18 @@ pace-hook: space an agent's requests to each site, across every process on the m
 USAGE:
     pace-hook                               read one Claude Code hook event on stdin (PreToolUse,
                                             PostToolUse, PostToolUseFailure) and pace, skip or block it
+    pace-hook install [--project | --user | --local] [--timeout SECONDS]
+                                            add pace-hook's hooks to Claude Code's settings, leaving
+                                            the rest of the file byte for byte; backs the file up
+                                            first, and changes nothing when already installed
+                                              --project  .claude/settings.json (the default), in
+                                                         $CLAUDE_PROJECT_DIR or the current directory
+                                              --local    .claude/settings.local.json, same place
+                                              --user     ~/.claude/settings.json
+                                              --timeout  the hook's timeout (default 300); at least
+                                                         max_wait + 15 s
+    pace-hook uninstall [--project | --user | --local]
+                                            remove what install added (backing the file up first)
     pace-hook gaps [--site SITE]            print every finish-to-start gap in the gate log;
                                             exits 1 if any is under the site's interval
     pace-hook run --site SITE -- CMD ARGS   wait for SITE's turn, run CMD, record its finish;
@@ -78,6 +105,49 @@ pub fn parse(args: &[OsString]) -> Result<Command> {
     match text(first)?.as_str() {
         "-h" | "--help" | "help" => Ok(Command::Help),
         "-V" | "--version" => Ok(Command::Version),
+        "install" | "uninstall" => {
+            let install = text(first)? == "install";
+            let name = if install { "install" } else { "uninstall" };
+            let mut scope = None;
+            let mut timeout_s = None;
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                let flag = text(a)?;
+                let chosen = match flag.as_str() {
+                    "--project" => Scope::Project,
+                    "--user" => Scope::User,
+                    "--local" => Scope::Local,
+                    "--timeout" if install => {
+                        let value = it
+                            .next()
+                            .ok_or_else(|| usage("`--timeout` needs a number of seconds".into()))?;
+                        let value = text(value)?;
+                        timeout_s = Some(value.parse::<u64>().ok().filter(|&t| t > 0).ok_or_else(
+                            || {
+                                usage(format!(
+                                    "`--timeout {value}`: give whole seconds, e.g. `--timeout 300`"
+                                ))
+                            },
+                        )?);
+                        continue;
+                    }
+                    other => {
+                        return Err(usage(format!("unexpected argument `{other}` to `{name}`")));
+                    }
+                };
+                if scope.replace(chosen).is_some_and(|s| s != chosen) {
+                    return Err(usage(format!(
+                        "`{name}` takes one of --project, --user and --local"
+                    )));
+                }
+            }
+            let scope = scope.unwrap_or(Scope::Project);
+            Ok(if install {
+                Command::Install { scope, timeout_s }
+            } else {
+                Command::Uninstall { scope }
+            })
+        }
         "gaps" => {
             let mut site = None;
             let mut it = args[1..].iter();
@@ -184,6 +254,54 @@ mod tests {
                 site: "example.com".into(),
                 command: args(&["curl", "-s"])
             }
+        );
+    }
+
+    #[test]
+    fn install_defaults_to_the_project_and_the_default_timeout() {
+        assert_eq!(
+            parse(&args(&["install"])).unwrap(),
+            Command::Install {
+                scope: Scope::Project,
+                timeout_s: None
+            }
+        );
+        assert_eq!(
+            parse(&args(&["install", "--timeout", "400", "--user"])).unwrap(),
+            Command::Install {
+                scope: Scope::User,
+                timeout_s: Some(400)
+            }
+        );
+        assert_eq!(
+            parse(&args(&["uninstall", "--local"])).unwrap(),
+            Command::Uninstall {
+                scope: Scope::Local
+            }
+        );
+    }
+
+    #[test]
+    fn install_usage_errors_say_what_is_wrong() {
+        let message = |a: &[&str]| match parse(&args(a)) {
+            Err(Error::Usage { message }) => message,
+            other => panic!("{a:?}: {other:?}"),
+        };
+        assert_eq!(
+            message(&["install", "--user", "--local"]),
+            "`install` takes one of --project, --user and --local; see `pace-hook --help`"
+        );
+        assert_eq!(
+            message(&["install", "--timeout", "5m"]),
+            "`--timeout 5m`: give whole seconds, e.g. `--timeout 300`; see `pace-hook --help`"
+        );
+        assert_eq!(
+            message(&["install", "--timeout"]),
+            "`--timeout` needs a number of seconds; see `pace-hook --help`"
+        );
+        assert_eq!(
+            message(&["uninstall", "--timeout", "300"]),
+            "unexpected argument `--timeout` to `uninstall`; see `pace-hook --help`"
         );
     }
 

@@ -235,7 +235,15 @@ impl Config {
     /// defaults. A file named by `PACE_HOOK_CONFIG` must exist.
     /// `PACE_HOOK_BACKEND` overrides the backend.
     pub fn discover() -> Result<Self> {
-        let mut config = Self::find()?;
+        let project = env::var_os("CLAUDE_PROJECT_DIR").filter(|p| !p.is_empty());
+        Self::discover_for(project.as_deref().map(Path::new))
+    }
+
+    /// [`Config::discover`] as a hook of the Claude Code project `project`
+    /// would: `project` stands for `$CLAUDE_PROJECT_DIR`, which only hooks
+    /// have (`install` runs in a plain shell).
+    pub fn discover_for(project: Option<&Path>) -> Result<Self> {
+        let mut config = Self::find(project)?;
         if let Some(url) = env::var(BACKEND_VAR).ok().filter(|v| !v.trim().is_empty()) {
             config.backend = parse_backend(&url).map_err(|message| Error::Config {
                 path: PathBuf::from(format!("${BACKEND_VAR}")),
@@ -246,11 +254,11 @@ impl Config {
         Ok(config)
     }
 
-    fn find() -> Result<Self> {
+    fn find(project: Option<&Path>) -> Result<Self> {
         if let Some(path) = env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
             return Self::load(Path::new(&path));
         }
-        for path in candidate_paths() {
+        for path in candidate_paths(project) {
             match Self::load(&path) {
                 Err(Error::ConfigRead { source, .. })
                     if source.kind() == std::io::ErrorKind::NotFound =>
@@ -722,10 +730,10 @@ fn read_regular(path: &Path) -> std::io::Result<String> {
     Ok(text)
 }
 
-fn candidate_paths() -> Vec<PathBuf> {
+fn candidate_paths(project: Option<&Path>) -> Vec<PathBuf> {
     let mut paths = Vec::with_capacity(2);
-    if let Some(dir) = env::var_os("CLAUDE_PROJECT_DIR").filter(|p| !p.is_empty()) {
-        paths.push(Path::new(&dir).join(".claude").join("pace-hook.toml"));
+    if let Some(dir) = project {
+        paths.push(dir.join(".claude").join("pace-hook.toml"));
     }
     let config_home = env::var_os("XDG_CONFIG_HOME")
         .filter(|p| !p.is_empty())

@@ -101,6 +101,30 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// `install` or `uninstall` will not edit a Claude Code settings file
+    /// as it is.
+    Settings {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+        /// What to do.
+        fix: String,
+    },
+    /// `install --timeout` is too short for the `max_wait` in force: Claude
+    /// Code would kill the hook while it waits, and let the call through.
+    TimeoutTooShort {
+        /// The timeout asked for, in seconds.
+        timeout_s: u64,
+        /// Whether it was given (`--timeout`) or the default.
+        given: bool,
+        /// The least timeout that leaves the margin, in seconds.
+        least_s: u64,
+        /// `max_wait` in whole seconds, rounded up.
+        max_wait_s: u64,
+        /// Where `max_wait` comes from: a config file, or the default.
+        source: String,
+    },
     /// The command given to `pace-hook run` could not be started.
     Spawn {
         /// The program.
@@ -215,6 +239,28 @@ impl fmt::Display for Error {
                 path.display()
             ),
             Error::Usage { message } => write!(f, "{message}"),
+            Error::Settings { path, problem, fix } => write!(
+                f,
+                "`{}` {problem}; {fix}. The file was left as it was",
+                path.display()
+            ),
+            Error::TimeoutTooShort {
+                timeout_s,
+                given,
+                least_s,
+                max_wait_s,
+                source,
+            } => {
+                if *given {
+                    write!(f, "`--timeout {timeout_s}` is too short")?;
+                } else {
+                    write!(f, "the default timeout ({timeout_s} s) is too short")?;
+                }
+                write!(
+                    f,
+                    ": a call may wait up to max_wait ({max_wait_s} s, {source}) and Claude Code lets a call through when its hook times out; use `--timeout {least_s}` or more, or lower max_wait"
+                )
+            }
             Error::Spawn { program, source } => write!(f, "could not run `{program}`: {source}"),
             Error::NotAdmitted {
                 site,

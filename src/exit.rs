@@ -8,6 +8,14 @@
 //! fails closed. On Post events the tool has already run; a failure there exits
 //! 1, which Claude Code shows to the user without blocking anything, and the
 //! site simply stays held until the call's hold runs out.
+//!
+//! `install` and `uninstall` are not hook events: a person runs them, and
+//! their codes follow the usual convention. 0: done (or nothing to do); 1: a
+//! settings file it will not edit as it is (not JSON, the wrong shape, a
+//! config error), or a write that failed, with the file left as it was. A
+//! usage error still exits 2, as everywhere in the CLI, so that a hook
+//! command with a typo blocks rather than passes; a `--timeout` too short
+//! for `max_wait` is a bad argument too, and exits 2.
 
 use std::process::ExitCode;
 
@@ -17,10 +25,12 @@ pub enum Exit {
     /// The call goes on (hook), or the command succeeded.
     Success,
     /// A failure that must not block: a Post event that could not be recorded,
-    /// or `pace-hook gaps` finding a gap under the interval.
+    /// `pace-hook gaps` finding a gap under the interval, or `install` /
+    /// `uninstall` refusing to edit a settings file.
     Failure,
     /// Block the tool call; stderr goes to the model. Also every failure on
-    /// PreToolUse and every usage error.
+    /// PreToolUse and every usage error (an `install --timeout` too short
+    /// for `max_wait` among them).
     Block,
     /// `pace-hook run`: the wrapped command's own exit code.
     Passthrough(u8),

@@ -17,12 +17,15 @@ pub mod exit;
 pub mod gaps;
 pub mod gate;
 pub mod hook;
+pub(crate) mod install;
 pub mod log;
+pub(crate) mod matcher;
 pub mod pacer;
 pub mod profile;
 pub(crate) mod reach;
 pub mod resolve;
 pub(crate) mod script;
+pub mod settings;
 pub mod site;
 pub mod state_dir;
 pub mod store;
@@ -96,6 +99,8 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
     };
     match command {
         Command::Hook => run_hook(stdin, arrived),
+        Command::Install { scope, timeout_s } => run_setup(install::install(scope, timeout_s)),
+        Command::Uninstall { scope } => run_setup(install::uninstall(scope)),
         Command::Help => {
             print(cli::HELP);
             Exit::Success
@@ -175,6 +180,25 @@ fn run_hook(stdin: impl Read, arrived: Mono) -> Exit {
             debug_assert!(event.kind != EventKind::PreToolUse);
             say(&message);
             Exit::Failure
+        }
+    }
+}
+
+/// `install` and `uninstall`: what was done on stdout and exit 0; a refusal
+/// on stderr and exit 1, except a timeout too short for `max_wait`, which is
+/// a bad argument and exits 2 like every usage error (see [`exit`]).
+fn run_setup(result: Result<String>) -> Exit {
+    match result {
+        Ok(report) => {
+            print(&report);
+            Exit::Success
+        }
+        Err(e) => {
+            say(&format!("pace-hook: {e}"));
+            match e {
+                Error::TimeoutTooShort { .. } | Error::Usage { .. } => Exit::Block,
+                _ => Exit::Failure,
+            }
         }
     }
 }

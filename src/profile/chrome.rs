@@ -59,6 +59,14 @@ impl Profile for ClaudeInChrome {
         SERVERS.contains(&server.as_str()).then_some(tool)
     }
 
+    fn examples(&self) -> &'static [&'static str] {
+        &[
+            "mcp__claude-in-chrome__navigate",
+            "mcp__Claude_in_Chrome__navigate",
+            "mcp__Claude_Browser__navigate",
+        ]
+    }
+
     fn page(&self, call: &Call<'_>) -> Option<TabRef> {
         tab_id(call.input.get("tabId")).map(|id| TabRef::new(BROWSER, id))
     }
@@ -313,6 +321,11 @@ mod tests {
 
     use super::*;
     use crate::profile::tests::classify;
+
+    #[test]
+    fn examples_name_every_server_it_knows() {
+        crate::profile::tests::assert_examples_cover(&ClaudeInChrome, SERVERS);
+    }
 
     fn input(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()

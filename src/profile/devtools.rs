@@ -111,6 +111,14 @@ impl Profile for DevTools {
         SERVERS.contains(&server.as_str()).then_some(tool)
     }
 
+    fn examples(&self) -> &'static [&'static str] {
+        &[
+            "mcp__chrome-devtools__navigate_page",
+            "mcp__chrome-devtools-mcp__navigate_page",
+            "mcp__plugin_chrome-devtools-mcp_chrome-devtools__navigate_page",
+        ]
+    }
+
     fn page(&self, call: &Call<'_>) -> Option<TabRef> {
         let browser = browser(call);
         Some(match call.tool {
@@ -355,6 +363,11 @@ mod tests {
 
     use super::*;
     use crate::profile::tests::{classify, input};
+
+    #[test]
+    fn examples_name_every_server_it_knows() {
+        crate::profile::tests::assert_examples_cover(&DevTools, SERVERS);
+    }
 
     fn dt(tool: &str, v: Value) -> Verdict {
         classify(

@@ -202,6 +202,11 @@ pub struct Learned {
 pub(crate) trait Profile: Sync {
     /// The tool's short name if this family owns `tool_name`.
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str>;
+    /// A tool name of this family as Claude Code spells it, one for every
+    /// server name the family is known under: what a hook matcher must
+    /// select to cover the family (`install` and the doctor check matchers
+    /// against these).
+    fn examples(&self) -> &'static [&'static str];
     /// Sort a call of a tool this profile lists; `None` for a tool of its
     /// server that it does not list.
     fn classify(&self, call: &Call<'_>) -> Option<Verdict>;
@@ -227,6 +232,11 @@ static PROFILES: &[&dyn Profile] = &[
     &puppeteer::Puppeteer,
     &webfetch::WebFetch,
 ];
+
+/// Every profile's [`Profile::examples`].
+pub(crate) fn examples() -> impl Iterator<Item = &'static str> {
+    PROFILES.iter().flat_map(|p| p.examples().iter().copied())
+}
 
 /// The profile that owns `tool_name`, with the tool's short name.
 pub(crate) fn find(tool_name: &str) -> Option<(&'static dyn Profile, &str)> {
@@ -426,6 +436,33 @@ pub(crate) mod tests {
 
     pub(crate) fn input(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    /// `profile`'s examples are its own tools and name every server in
+    /// `servers` (its list, compared as [`mcp_parts`] compares).
+    pub(crate) fn assert_examples_cover(profile: &dyn Profile, servers: &[&str]) {
+        for example in profile.examples() {
+            let (owner, _) = find(example).unwrap_or_else(|| panic!("no profile owns {example}"));
+            assert!(
+                std::ptr::addr_eq(owner, profile),
+                "{example} is another profile's"
+            );
+        }
+        for server in servers {
+            assert!(
+                profile
+                    .examples()
+                    .iter()
+                    .any(|e| mcp_parts(e).is_some_and(|(s, _)| s == *server)),
+                "no example for server {server}"
+            );
+        }
+    }
+
+    #[test]
+    fn webfetchs_examples_are_its_two_tools() {
+        assert_examples_cover(&webfetch::WebFetch, &[]);
+        assert_eq!(webfetch::WebFetch.examples(), ["WebFetch", "WebSearch"]);
     }
 
     #[test]

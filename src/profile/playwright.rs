@@ -144,6 +144,13 @@ impl Profile for Playwright {
         SERVERS.contains(&server.as_str()).then_some(tool)
     }
 
+    fn examples(&self) -> &'static [&'static str] {
+        &[
+            "mcp__playwright__browser_navigate",
+            "mcp__plugin_playwright_playwright__browser_navigate",
+        ]
+    }
+
     fn page(&self, call: &Call<'_>) -> Option<TabRef> {
         Some(TabRef::current(browser(call)))
     }
@@ -528,6 +535,11 @@ mod tests {
 
     use super::*;
     use crate::profile::tests::{classify, input};
+
+    #[test]
+    fn examples_name_every_server_it_knows() {
+        crate::profile::tests::assert_examples_cover(&Playwright, SERVERS);
+    }
 
     fn pw(tool: &str, v: Value) -> Verdict {
         classify(&format!("mcp__playwright__{tool}"), &input(v), Some("A"))

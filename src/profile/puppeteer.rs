@@ -35,6 +35,13 @@ impl Profile for Puppeteer {
         SERVERS.contains(&server.as_str()).then_some(tool)
     }
 
+    fn examples(&self) -> &'static [&'static str] {
+        &[
+            "mcp__puppeteer__puppeteer_navigate",
+            "mcp__server-puppeteer__puppeteer_navigate",
+        ]
+    }
+
     fn page(&self, call: &Call<'_>) -> Option<TabRef> {
         Some(TabRef::new(
             session_browser("puppeteer", "puppeteer", call),
@@ -95,6 +102,11 @@ mod tests {
 
     use super::*;
     use crate::profile::tests::{classify, input};
+
+    #[test]
+    fn examples_name_every_server_it_knows() {
+        crate::profile::tests::assert_examples_cover(&Puppeteer, SERVERS);
+    }
 
     fn pp(tool: &str, v: Value) -> Verdict {
         classify(&format!("mcp__puppeteer__{tool}"), &input(v), Some("A"))

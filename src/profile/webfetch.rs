@@ -23,6 +23,10 @@ impl Profile for WebFetch {
         matches!(tool_name, "WebFetch" | "WebSearch").then_some(tool_name)
     }
 
+    fn examples(&self) -> &'static [&'static str] {
+        &["WebFetch", "WebSearch"]
+    }
+
     fn classify(&self, call: &Call<'_>) -> Option<Verdict> {
         Some(match call.tool {
             "WebSearch" => Verdict::Skip {

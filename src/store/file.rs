@@ -401,7 +401,7 @@ impl FileStore {
 
 /// How long bookkeeping waits for a site lock (finishes, cancels): the lock
 /// is held for microseconds, so this only ends a wait on a stopped holder.
-const LOCK_WAIT: Duration = Duration::from_secs(10);
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// Why a state could not be read.
 enum Unreadable {
