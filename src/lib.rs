@@ -27,6 +27,10 @@ pub mod site;
 pub mod state_dir;
 pub mod store;
 
+// Looking at the gate from outside: what it holds (`status`), whether Claude
+// Code runs it as it should (`doctor`), and its log drawn (`gaps --svg`).
+pub(crate) mod matcher;
+
 use std::{
     ffi::OsString,
     io::{Read, Write},
