@@ -18,6 +18,11 @@ pub enum Command {
         /// Only this site.
         site: Option<String>,
     },
+    /// Print what the gate holds now.
+    Status {
+        /// As JSON (see `docs/STATUS.md`).
+        json: bool,
+    },
     /// Wait for a site's turn, run a command, record its finish.
     Run {
         /// The site, host or URL.
@@ -40,6 +45,10 @@ USAGE:
                                             PostToolUse, PostToolUseFailure) and pace, skip or block it
     pace-hook gaps [--site SITE]            print every finish-to-start gap in the gate log;
                                             exits 1 if any is under the site's interval
+    pace-hook status [--json]               what the gate holds now: per site, the calls in
+                                            flight, callers queued, next allowed start, interval,
+                                            backoff and budget; the tab map; unknown tools.
+                                            Reads only; --json is documented in docs/STATUS.md
     pace-hook run --site SITE -- CMD ARGS   wait for SITE's turn, run CMD, record its finish;
                                             exits with CMD's code
     pace-hook --help | --version
@@ -82,6 +91,13 @@ pub fn parse(args: &[OsString]) -> Result<Command> {
             }
             Ok(Command::Gaps { site })
         }
+        "status" => match args.get(1).map(text).transpose()?.as_deref() {
+            None => Ok(Command::Status { json: false }),
+            Some("--json") if args.len() == 2 => Ok(Command::Status { json: true }),
+            Some(other) => Err(usage(format!(
+                "unexpected argument `{other}` to `status`; it takes `--json`"
+            ))),
+        },
         "run" => {
             let mut site = None;
             let mut it = args[1..].iter();
@@ -137,12 +153,22 @@ mod tests {
     }
 
     #[test]
+    fn status_takes_json() {
+        assert_eq!(
+            parse(&args(&["status", "--json"])).unwrap(),
+            Command::Status { json: true }
+        );
+    }
+
+    #[test]
     fn usage_errors_are_values_not_exits() {
         for bad in [
             &["frobnicate"][..],
             &["run", "--", "x"],
             &["run", "--site", "a"],
             &["gaps", "--x"],
+            &["status", "--json", "x"],
+            &["status", "--yaml"],
         ] {
             assert!(
                 matches!(parse(&args(bad)), Err(Error::Usage { .. })),

@@ -30,6 +30,8 @@ pub mod store;
 // Looking at the gate from outside: what it holds (`status`), whether Claude
 // Code runs it as it should (`doctor`), and its log drawn (`gaps --svg`).
 pub(crate) mod matcher;
+pub mod status;
+pub(crate) mod when;
 
 use std::{
     ffi::OsString,
@@ -109,6 +111,7 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
             Exit::Success
         }
         Command::Gaps { site } => run_gaps(site.as_deref()),
+        Command::Status { json } => status::run(json),
         Command::Run { site, command } => run_command(&site, &command),
     }
 }
