@@ -23,6 +23,8 @@ pub enum Command {
         /// As JSON (see `docs/STATUS.md`).
         json: bool,
     },
+    /// Check the setup: settings, config, state, backend, queues.
+    Doctor,
     /// Wait for a site's turn, run a command, record its finish.
     Run {
         /// The site, host or URL.
@@ -49,6 +51,10 @@ USAGE:
                                             flight, callers queued, next allowed start, interval,
                                             backoff and budget; the tab map; unknown tools.
                                             Reads only; --json is documented in docs/STATUS.md
+    pace-hook doctor                        check that Claude Code runs pace-hook on every web
+                                            tool call, and that its config, state directory,
+                                            backend and queues are sound; one line per check,
+                                            each problem with its fix; exits 0 only if all is well
     pace-hook run --site SITE -- CMD ARGS   wait for SITE's turn, run CMD, record its finish;
                                             exits with CMD's code
     pace-hook --help | --version
@@ -96,6 +102,12 @@ pub fn parse(args: &[OsString]) -> Result<Command> {
             Some("--json") if args.len() == 2 => Ok(Command::Status { json: true }),
             Some(other) => Err(usage(format!(
                 "unexpected argument `{other}` to `status`; it takes `--json`"
+            ))),
+        },
+        "doctor" => match args.get(1).map(text).transpose()? {
+            None => Ok(Command::Doctor),
+            Some(other) => Err(usage(format!(
+                "unexpected argument `{other}` to `doctor`; it takes none"
             ))),
         },
         "run" => {
@@ -153,11 +165,12 @@ mod tests {
     }
 
     #[test]
-    fn status_takes_json() {
+    fn status_takes_json_and_doctor_nothing() {
         assert_eq!(
             parse(&args(&["status", "--json"])).unwrap(),
             Command::Status { json: true }
         );
+        assert_eq!(parse(&args(&["doctor"])).unwrap(), Command::Doctor);
     }
 
     #[test]
@@ -169,6 +182,7 @@ mod tests {
             &["gaps", "--x"],
             &["status", "--json", "x"],
             &["status", "--yaml"],
+            &["doctor", "--fix"],
         ] {
             assert!(
                 matches!(parse(&args(bad)), Err(Error::Usage { .. })),

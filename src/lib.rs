@@ -29,6 +29,7 @@ pub mod store;
 
 // Looking at the gate from outside: what it holds (`status`), whether Claude
 // Code runs it as it should (`doctor`), and its log drawn (`gaps --svg`).
+pub mod doctor;
 pub(crate) mod matcher;
 pub mod status;
 pub(crate) mod when;
@@ -112,6 +113,7 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
         }
         Command::Gaps { site } => run_gaps(site.as_deref()),
         Command::Status { json } => status::run(json),
+        Command::Doctor => doctor::run(),
         Command::Run { site, command } => run_command(&site, &command),
     }
 }
