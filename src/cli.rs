@@ -17,6 +17,8 @@ pub enum Command {
     Gaps {
         /// Only this site.
         site: Option<String>,
+        /// Also draw the timeline to this SVG file.
+        svg: Option<std::path::PathBuf>,
     },
     /// Print what the gate holds now.
     Status {
@@ -45,8 +47,11 @@ pace-hook: space an agent's requests to each site, across every process on the m
 USAGE:
     pace-hook                               read one Claude Code hook event on stdin (PreToolUse,
                                             PostToolUse, PostToolUseFailure) and pace, skip or block it
-    pace-hook gaps [--site SITE]            print every finish-to-start gap in the gate log;
-                                            exits 1 if any is under the site's interval
+    pace-hook gaps [--site SITE] [--svg FILE]
+                                            print every finish-to-start gap in the gate log;
+                                            exits 1 if any is under the site's interval. With
+                                            --svg, also draw each site's calls on a timeline
+                                            (an SVG any browser opens)
     pace-hook status [--json]               what the gate holds now: per site, the calls in
                                             flight, callers queued, next allowed start, interval,
                                             backoff and budget; the tab map; unknown tools.
@@ -82,7 +87,7 @@ pub fn parse(args: &[OsString]) -> Result<Command> {
         "-h" | "--help" | "help" => Ok(Command::Help),
         "-V" | "--version" => Ok(Command::Version),
         "gaps" => {
-            let mut site = None;
+            let (mut site, mut svg) = (None, None);
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 match text(a)?.as_str() {
@@ -92,10 +97,16 @@ pub fn parse(args: &[OsString]) -> Result<Command> {
                                 .ok_or_else(|| usage("`--site` needs a value".into()))?,
                         )?)
                     }
+                    "--svg" => {
+                        svg = Some(std::path::PathBuf::from(
+                            it.next()
+                                .ok_or_else(|| usage("`--svg` needs a file name".into()))?,
+                        ))
+                    }
                     other => return Err(usage(format!("unexpected argument `{other}` to `gaps`"))),
                 }
             }
-            Ok(Command::Gaps { site })
+            Ok(Command::Gaps { site, svg })
         }
         "status" => match args.get(1).map(text).transpose()?.as_deref() {
             None => Ok(Command::Status { json: false }),
@@ -174,12 +185,24 @@ mod tests {
     }
 
     #[test]
+    fn gaps_takes_an_svg_file() {
+        assert_eq!(
+            parse(&args(&["gaps", "--svg", "t.svg", "--site", "a.com"])).unwrap(),
+            Command::Gaps {
+                site: Some("a.com".into()),
+                svg: Some("t.svg".into())
+            }
+        );
+    }
+
+    #[test]
     fn usage_errors_are_values_not_exits() {
         for bad in [
             &["frobnicate"][..],
             &["run", "--", "x"],
             &["run", "--site", "a"],
             &["gaps", "--x"],
+            &["gaps", "--svg"],
             &["status", "--json", "x"],
             &["status", "--yaml"],
             &["doctor", "--fix"],

@@ -32,6 +32,7 @@ pub mod store;
 pub mod doctor;
 pub(crate) mod matcher;
 pub mod status;
+pub mod timeline;
 pub(crate) mod when;
 
 use std::{
@@ -111,7 +112,7 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
             print(&format!("pace-hook {}\n", env!("CARGO_PKG_VERSION")));
             Exit::Success
         }
-        Command::Gaps { site } => run_gaps(site.as_deref()),
+        Command::Gaps { site, svg } => run_gaps(site.as_deref(), svg.as_deref()),
         Command::Status { json } => status::run(json),
         Command::Doctor => doctor::run(),
         Command::Run { site, command } => run_command(&site, &command),
@@ -170,7 +171,7 @@ fn run_hook(stdin: impl Read, arrived: Mono) -> Exit {
     }
 }
 
-fn run_gaps(site: Option<&str>) -> Exit {
+fn run_gaps(site: Option<&str>, svg: Option<&std::path::Path>) -> Exit {
     let config = config::Config::discover().unwrap_or_default();
     let store = match store::open(&config) {
         Ok(s) => s,
@@ -181,6 +182,17 @@ fn run_gaps(site: Option<&str>) -> Exit {
     };
     match store.read_log() {
         Ok((records, bad)) => {
+            if let Some(path) = svg {
+                // Written even for an empty log, so a script that asked
+                // for a picture finds one.
+                if let Err(e) = std::fs::write(path, timeline::svg(&records, site)) {
+                    say(&format!(
+                        "pace-hook: could not write the timeline to `{}`: {e}",
+                        path.display()
+                    ));
+                    return Exit::Failure;
+                }
+            }
             if records.is_empty() && bad == 0 {
                 print(&format!("no gate log in {} yet\n", store.describe()));
                 return Exit::Success;
