@@ -513,7 +513,7 @@ fn hook_checks(
                 .map(|e| format!("matcher `{}` in `{}`", e.matcher, e.file.display()))
                 .collect();
             out.push(Check::ok(format!(
-                "{event}: pace-hook runs ({})",
+                "{event}: a pace-hook entry ({})",
                 list.join("; ")
             )));
         }
@@ -700,6 +700,7 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
     for family in FAMILIES {
         let mut none: Vec<&str> = Vec::new();
         let mut some: Vec<String> = Vec::new();
+        let mut missed: Vec<&str> = Vec::new();
         for event in EVENTS {
             let left: Vec<&str> = family
                 .tools
@@ -711,6 +712,9 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
                         .any(|e| e.event == event && matcher_matches(&e.matcher, t))
                 })
                 .collect();
+            if !left.is_empty() {
+                missed.push(event);
+            }
             if left.len() == family.tools.len() {
                 none.push(event);
             } else if !left.is_empty() {
@@ -735,6 +739,8 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
             )));
             continue;
         }
+        let missed_pre = missed.contains(&"PreToolUse");
+        let missed_post = missed.iter().any(|e| *e != "PreToolUse");
         let mut found = some;
         if !none.is_empty() {
             found.insert(
@@ -742,8 +748,15 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
                 format!("none of its tools reach pace-hook on {}", none.join(", ")),
             );
         }
+        let why = match (missed_pre, missed_post) {
+            (true, true) => {
+                "a call that misses PreToolUse passes unpaced, and one that misses a Post holds its site for in_flight_hold"
+            }
+            (true, false) => "a call that misses PreToolUse passes unpaced",
+            _ => "a call that misses a Post holds its site for in_flight_hold",
+        };
         out.push(Check::bad(format!(
-            "{}: {}; a call that misses PreToolUse passes unpaced, one that misses a Post holds its site for in_flight_hold: use matcher `mcp__.*|WebFetch` (or add `{}`) on all three events",
+            "{}: {}; {why}: use matcher `mcp__.*|WebFetch` (or add `{}`) on all three events",
             family.name,
             found.join("; "),
             family.matcher

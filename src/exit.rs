@@ -17,7 +17,8 @@ pub enum Exit {
     /// The call goes on (hook), or the command succeeded.
     Success,
     /// A failure that must not block: a Post event that could not be recorded,
-    /// or `pace-hook gaps` finding a gap under the interval.
+    /// `pace-hook gaps` finding a gap under the interval, `doctor` finding a
+    /// problem, or `status` unable to read the state.
     Failure,
     /// Block the tool call; stderr goes to the model. Also every failure on
     /// PreToolUse and every usage error.

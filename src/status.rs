@@ -653,7 +653,7 @@ mod tests {
         assert!(!site.due);
         let text = render(&s);
         assert!(
-            text.contains("navigate s1#t1, session s1, since 00:16:40 UTC (5 s ago), held until 00:18:40 UTC (in 1 min)"),
+            text.contains("navigate s1#t1, session s1, since 00:16:40 UTC (5 s ago), held until 00:18:40 UTC (in 2 min)"),
             "{text}"
         );
     }

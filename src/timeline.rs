@@ -473,7 +473,7 @@ pub fn svg(records: &[Record], only_site: Option<&str>) -> String {
                     BAR - 6.0
                 );
             }
-            let w = (xe - xs).max(2.0);
+            let w = (xe - xs).max(3.0);
             let _ = match bar.ended {
                 End::Finish => write!(
                     out,

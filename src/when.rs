@@ -41,12 +41,13 @@ pub(crate) fn relative(t: EpochMs, now: EpochMs) -> String {
         }
     } else if d < 60_000 {
         format!("{} s", d / 1_000)
-    } else if d < 3_600_000 {
-        format!("{} min", d / 60_000)
-    } else if d < 48 * 3_600_000 {
-        format!("{} h", d / 3_600_000)
+    } else if d < 3_570_000 {
+        // Rounded: a hold with 1 min 58 s left reads "in 2 min".
+        format!("{} min", (d + 30_000) / 60_000)
+    } else if d < 47 * 3_600_000 + 1_800_000 {
+        format!("{} h", (d + 1_800_000) / 3_600_000)
     } else {
-        format!("{} days", d / 86_400_000)
+        format!("{} days", (d + 43_200_000) / 86_400_000)
     };
     if future {
         format!("in {amount}")
@@ -88,6 +89,8 @@ mod tests {
         assert_eq!(relative(NOON + 3_000, NOON), "in 3 s");
         assert_eq!(relative(NOON + 2_500, NOON), "in 2.5 s");
         assert_eq!(relative(NOON - 120_000, NOON), "2 min ago");
+        assert_eq!(relative(NOON + 118_000, NOON), "in 2 min");
+        assert_eq!(relative(NOON + 3_580_000, NOON), "in 1 h");
         assert_eq!(relative(NOON + 30, NOON), "now");
         assert_eq!(relative(NOON - 3 * 3_600_000, NOON), "3 h ago");
         assert_eq!(relative(NOON - 3 * 86_400_000, NOON), "3 days ago");
