@@ -333,14 +333,17 @@ impl FileStore {
         Ok(names.into_iter().filter_map(Ticket::parse).collect())
     }
 
-    fn queue(&self, site: &str, create: bool) -> Result<Option<(Dir, Dir)>> {
+    /// The site's directory and its queue. With `heal`, a file planted
+    /// where the queue goes is set aside and the queue remade; without, it
+    /// is an error (a look must not write).
+    fn queue(&self, site: &str, create: bool, heal: bool) -> Result<Option<(Dir, Dir)>> {
         let Some(dir) = self.site_dir(site, create)? else {
             return Ok(None);
         };
         match dir.sub("queue", create) {
             Ok(Some(q)) => Ok(Some((dir, q))),
             Ok(None) => Ok(None),
-            Err(Error::Tampered { .. }) if create => {
+            Err(Error::Tampered { .. }) if heal => {
                 // A file where the queue goes: set it aside under the site
                 // lock (everyone who adds to the queue holds it) and remake it.
                 let _lock = self.lock(&dir, "lock", self.clock.mono().after(LOCK_WAIT))?;
@@ -601,11 +604,15 @@ impl Store for FileStore {
     }
 
     fn queue_is_empty(&self, site: &str) -> Result<bool> {
-        Ok(self.queue_len(site)? == 0)
+        // The gate's look before it queues: it heals a tampered queue.
+        match self.queue(site, false, true)? {
+            Some((_, q)) => Ok(Self::list_tickets(&q)?.is_empty()),
+            None => Ok(true),
+        }
     }
 
     fn queue_len(&self, site: &str) -> Result<usize> {
-        match self.queue(site, false)? {
+        match self.queue(site, false, false)? {
             Some((_, q)) => Ok(Self::list_tickets(&q)?.len()),
             None => Ok(0),
         }
@@ -616,7 +623,7 @@ impl Store for FileStore {
         site: &str,
         deadline: Mono,
     ) -> Result<Result<Box<dyn Place>, QueueTimeout>> {
-        let (dir, queue) = self.queue(site, true)?.expect("made");
+        let (dir, queue) = self.queue(site, true, true)?.expect("made");
         let place = self.take_ticket(&dir, &queue, deadline)?;
         let mine = place.seq;
         // Tickets found dead or stopped that could not be removed (a
