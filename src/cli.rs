@@ -32,7 +32,16 @@ pub enum Command {
     Gaps {
         /// Only this site.
         site: Option<String>,
+        /// Also draw the timeline to this SVG file.
+        svg: Option<std::path::PathBuf>,
     },
+    /// Print what the gate holds now.
+    Status {
+        /// As JSON (see `docs/STATUS.md`).
+        json: bool,
+    },
+    /// Check the setup: settings, config, state, backend, queues.
+    Doctor,
     /// Wait for a site's turn, run a command, record its finish.
     Run {
         /// The site, host or URL.
@@ -74,8 +83,19 @@ USAGE:
                                                          max_wait + 15 s
     pace-hook uninstall [--project | --user | --local]
                                             remove what install added (backing the file up first)
-    pace-hook gaps [--site SITE]            print every finish-to-start gap in the gate log;
-                                            exits 1 if any is under the site's interval
+    pace-hook gaps [--site SITE] [--svg FILE]
+                                            print every finish-to-start gap in the gate log;
+                                            exits 1 if any is under the site's interval. With
+                                            --svg, also draw each site's calls on a timeline
+                                            (an SVG any browser opens)
+    pace-hook status [--json]               what the gate holds now: per site, the calls in
+                                            flight, callers queued, next allowed start, interval,
+                                            backoff and budget; the tab map; unknown tools.
+                                            Reads only; --json is documented in docs/STATUS.md
+    pace-hook doctor                        check that Claude Code runs pace-hook on every web
+                                            tool call, and that its config, state directory,
+                                            backend and queues are sound; one line per check,
+                                            each problem with its fix; exits 0 only if all is well
     pace-hook run --site SITE -- CMD ARGS   wait for SITE's turn, run CMD, record its finish;
                                             exits with CMD's code
     pace-hook backoff --site SITE --for D   hold SITE's next call back for D (e.g. 10m), for
@@ -149,7 +169,7 @@ pub fn parse(args: &[OsString]) -> Result<Command> {
             })
         }
         "gaps" => {
-            let mut site = None;
+            let (mut site, mut svg) = (None, None);
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 match text(a)?.as_str() {
@@ -159,10 +179,16 @@ pub fn parse(args: &[OsString]) -> Result<Command> {
                                 .ok_or_else(|| usage("`--site` needs a value".into()))?,
                         )?)
                     }
+                    "--svg" => {
+                        svg = Some(std::path::PathBuf::from(
+                            it.next()
+                                .ok_or_else(|| usage("`--svg` needs a file name".into()))?,
+                        ))
+                    }
                     other => return Err(usage(format!("unexpected argument `{other}` to `gaps`"))),
                 }
             }
-            Ok(Command::Gaps { site })
+            Ok(Command::Gaps { site, svg })
         }
         "backoff" => {
             let (mut site, mut for_ms, mut clear) = (None, None, false);
@@ -203,6 +229,19 @@ pub fn parse(args: &[OsString]) -> Result<Command> {
                 clear,
             })
         }
+        "status" => match args.get(1).map(text).transpose()?.as_deref() {
+            None => Ok(Command::Status { json: false }),
+            Some("--json") if args.len() == 2 => Ok(Command::Status { json: true }),
+            Some(other) => Err(usage(format!(
+                "unexpected argument `{other}` to `status`; it takes `--json`"
+            ))),
+        },
+        "doctor" => match args.get(1).map(text).transpose()? {
+            None => Ok(Command::Doctor),
+            Some(other) => Err(usage(format!(
+                "unexpected argument `{other}` to `doctor`; it takes none"
+            ))),
+        },
         "run" => {
             let mut site = None;
             let mut it = args[1..].iter();
@@ -282,6 +321,26 @@ mod tests {
     }
 
     #[test]
+    fn status_takes_json_and_doctor_nothing() {
+        assert_eq!(
+            parse(&args(&["status", "--json"])).unwrap(),
+            Command::Status { json: true }
+        );
+        assert_eq!(parse(&args(&["doctor"])).unwrap(), Command::Doctor);
+    }
+
+    #[test]
+    fn gaps_takes_an_svg_file() {
+        assert_eq!(
+            parse(&args(&["gaps", "--svg", "t.svg", "--site", "a.com"])).unwrap(),
+            Command::Gaps {
+                site: Some("a.com".into()),
+                svg: Some("t.svg".into())
+            }
+        );
+    }
+
+    #[test]
     fn install_usage_errors_say_what_is_wrong() {
         let message = |a: &[&str]| match parse(&args(a)) {
             Err(Error::Usage { message }) => message,
@@ -312,6 +371,10 @@ mod tests {
             &["run", "--", "x"],
             &["run", "--site", "a"],
             &["gaps", "--x"],
+            &["gaps", "--svg"],
+            &["status", "--json", "x"],
+            &["status", "--yaml"],
+            &["doctor", "--fix"],
         ] {
             assert!(
                 matches!(parse(&args(bad)), Err(Error::Usage { .. })),

@@ -254,6 +254,52 @@ impl Config {
         Ok(config)
     }
 
+    /// The config a hook run for `project_dir` would load (as
+    /// [`Self::discover`] with `CLAUDE_PROJECT_DIR` set to it), read fresh
+    /// from its file: nothing is written, not even the parsed copy kept in
+    /// the state directory. For `status` and `doctor`, which run from a
+    /// terminal where `CLAUDE_PROJECT_DIR` is not set, and must not write.
+    pub fn read_for(project_dir: Option<&Path>) -> Result<Self> {
+        let mut config = match env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
+            Some(path) => Self::load_text(Path::new(&path))?,
+            None => {
+                let project = project_dir.map(|d| d.join(".claude").join("pace-hook.toml"));
+                let mut found = None;
+                for path in project.into_iter().chain(user_config_path()) {
+                    match Self::load_text(&path) {
+                        Err(Error::ConfigRead { source, .. })
+                            if source.kind() == std::io::ErrorKind::NotFound =>
+                        {
+                            continue;
+                        }
+                        other => {
+                            found = Some(other?);
+                            break;
+                        }
+                    }
+                }
+                found.unwrap_or_default()
+            }
+        };
+        if let Some(url) = env::var(BACKEND_VAR).ok().filter(|v| !v.trim().is_empty()) {
+            config.backend = parse_backend(&url).map_err(|message| Error::Config {
+                path: PathBuf::from(format!("${BACKEND_VAR}")),
+                line: None,
+                message,
+            })?;
+        }
+        Ok(config)
+    }
+
+    /// The project a hook would run for, seen from a terminal:
+    /// `CLAUDE_PROJECT_DIR` when set, else the current directory.
+    pub fn project_dir() -> Option<PathBuf> {
+        env::var_os("CLAUDE_PROJECT_DIR")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| env::current_dir().ok())
+    }
+
     fn find(project: Option<&Path>) -> Result<Self> {
         if let Some(path) = env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
             return Self::load(Path::new(&path));
@@ -735,14 +781,17 @@ fn candidate_paths(project: Option<&Path>) -> Vec<PathBuf> {
     if let Some(dir) = project {
         paths.push(dir.join(".claude").join("pace-hook.toml"));
     }
-    let config_home = env::var_os("XDG_CONFIG_HOME")
+    paths.extend(user_config_path());
+    paths
+}
+
+/// `$XDG_CONFIG_HOME/pace-hook/config.toml`, else `~/.config/…`.
+fn user_config_path() -> Option<PathBuf> {
+    env::var_os("XDG_CONFIG_HOME")
         .filter(|p| !p.is_empty())
         .map(PathBuf::from)
-        .or_else(|| env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
-    if let Some(dir) = config_home {
-        paths.push(dir.join("pace-hook").join("config.toml"));
-    }
-    paths
+        .or_else(|| env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
+        .map(|dir| dir.join("pace-hook").join("config.toml"))
 }
 
 /// The 1-based line where `key` is set: among the top-level keys (`table`

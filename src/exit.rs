@@ -25,7 +25,8 @@ pub enum Exit {
     /// The call goes on (hook), or the command succeeded.
     Success,
     /// A failure that must not block: a Post event that could not be recorded,
-    /// `pace-hook gaps` finding a gap under the interval, or `install` /
+    /// `pace-hook gaps` finding a gap under the interval, `doctor` finding a
+    /// problem, `status` unable to read the state, or `install` /
     /// `uninstall` refusing to edit a settings file.
     Failure,
     /// Block the tool call; stderr goes to the model. Also every failure on

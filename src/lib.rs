@@ -30,6 +30,13 @@ pub mod site;
 pub mod state_dir;
 pub mod store;
 
+// Looking at the gate from outside: what it holds (`status`), whether Claude
+// Code runs it as it should (`doctor`), and its log drawn (`gaps --svg`).
+pub mod doctor;
+pub mod status;
+pub mod timeline;
+pub(crate) mod when;
+
 use std::{
     ffi::OsString,
     io::{Read, Write},
@@ -109,7 +116,9 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
             print(&format!("pace-hook {}\n", env!("CARGO_PKG_VERSION")));
             Exit::Success
         }
-        Command::Gaps { site } => run_gaps(site.as_deref()),
+        Command::Gaps { site, svg } => run_gaps(site.as_deref(), svg.as_deref()),
+        Command::Status { json } => status::run(json),
+        Command::Doctor => doctor::run(),
         Command::Run { site, command } => run_command(&site, &command),
         Command::Backoff {
             site,
@@ -203,7 +212,7 @@ fn run_setup(result: Result<String>) -> Exit {
     }
 }
 
-fn run_gaps(site: Option<&str>) -> Exit {
+fn run_gaps(site: Option<&str>, svg: Option<&std::path::Path>) -> Exit {
     let config = config::Config::discover().unwrap_or_default();
     let store = match store::open(&config) {
         Ok(s) => s,
@@ -214,6 +223,17 @@ fn run_gaps(site: Option<&str>) -> Exit {
     };
     match store.read_log() {
         Ok((records, bad)) => {
+            if let Some(path) = svg {
+                // Written even for an empty log, so a script that asked
+                // for a picture finds one.
+                if let Err(e) = std::fs::write(path, timeline::svg(&records, site)) {
+                    say(&format!(
+                        "pace-hook: could not write the timeline to `{}`: {e}",
+                        path.display()
+                    ));
+                    return Exit::Failure;
+                }
+            }
             if records.is_empty() && bad == 0 {
                 print(&format!("no gate log in {} yet\n", store.describe()));
                 return Exit::Success;

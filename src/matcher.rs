@@ -31,16 +31,21 @@ pub(crate) fn matcher_matches(matcher: &str, tool: &str) -> bool {
     if matcher.is_empty() || matcher == "*" {
         return true;
     }
-    let is_list = matcher
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '|' | ',' | ' '));
-    if is_list {
+    if is_exact_list(matcher) {
         return matcher
             .split(['|', ','])
             .map(str::trim)
             .any(|name| name == tool);
     }
     regex_lite::Regex::new(matcher).is_ok_and(|re| re.is_match(tool))
+}
+
+/// Whether Claude Code reads `matcher` as a list of exact tool names: only
+/// letters, digits, `_`, `-`, `|`, `,` and spaces. Anything else is a regex.
+pub(crate) fn is_exact_list(matcher: &str) -> bool {
+    matcher
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '|' | ',' | ' '))
 }
 
 #[cfg(test)]

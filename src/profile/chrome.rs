@@ -10,8 +10,8 @@
 use serde_json::{Map, Value};
 
 use super::{
-    Call, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts, navigation,
-    script_verdict, tab_id,
+    Call, Family, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts,
+    navigation, script_verdict, tab_id,
 };
 
 pub(crate) struct ClaudeInChrome;
@@ -52,6 +52,34 @@ const READ_ONLY_ACTIONS: &[(&str, &str)] = &[
     ("zoom", "zooms a screenshot"),
     ("wait", "waits"),
 ];
+
+/// The family as settings name it, for `doctor`: the 20 tools of the extension's server in Claude Code 2.1.332, under its usual name.
+pub(super) const FAMILY: Family = Family {
+    name: "claude-in-chrome",
+    matcher: "mcp__claude-in-chrome__.*",
+    tools: &[
+        "mcp__claude-in-chrome__navigate",
+        "mcp__claude-in-chrome__computer",
+        "mcp__claude-in-chrome__javascript_tool",
+        "mcp__claude-in-chrome__form_input",
+        "mcp__claude-in-chrome__browser_batch",
+        "mcp__claude-in-chrome__upload_image",
+        "mcp__claude-in-chrome__file_upload",
+        "mcp__claude-in-chrome__read_page",
+        "mcp__claude-in-chrome__find",
+        "mcp__claude-in-chrome__get_page_text",
+        "mcp__claude-in-chrome__read_console_messages",
+        "mcp__claude-in-chrome__read_network_requests",
+        "mcp__claude-in-chrome__tabs_context_mcp",
+        "mcp__claude-in-chrome__tabs_create_mcp",
+        "mcp__claude-in-chrome__tabs_close_mcp",
+        "mcp__claude-in-chrome__resize_window",
+        "mcp__claude-in-chrome__gif_creator",
+        "mcp__claude-in-chrome__switch_browser",
+        "mcp__claude-in-chrome__list_connected_browsers",
+        "mcp__claude-in-chrome__select_browser",
+    ],
+};
 
 impl Profile for ClaudeInChrome {
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {

@@ -23,8 +23,8 @@
 //! would point the map at a page the failed call never selected.
 
 use super::{
-    Call, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts, navigation,
-    script_verdict, session_browser, str_at, tab_id,
+    Call, Family, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts,
+    navigation, script_verdict, session_browser, str_at, tab_id,
 };
 
 pub(crate) struct DevTools;
@@ -104,6 +104,36 @@ const PACED: &[&str] = &[
     "handle_dialog",
     "execute_webmcp_tool",
 ];
+
+/// The family as settings name it, for `doctor`: the server's usual tools, under its usual name.
+pub(super) const FAMILY: Family = Family {
+    name: "Chrome DevTools MCP",
+    matcher: "mcp__chrome-devtools__.*",
+    tools: &[
+        "mcp__chrome-devtools__navigate_page",
+        "mcp__chrome-devtools__new_page",
+        "mcp__chrome-devtools__list_pages",
+        "mcp__chrome-devtools__select_page",
+        "mcp__chrome-devtools__close_page",
+        "mcp__chrome-devtools__click",
+        "mcp__chrome-devtools__hover",
+        "mcp__chrome-devtools__fill",
+        "mcp__chrome-devtools__fill_form",
+        "mcp__chrome-devtools__type_text",
+        "mcp__chrome-devtools__drag",
+        "mcp__chrome-devtools__upload_file",
+        "mcp__chrome-devtools__press_key",
+        "mcp__chrome-devtools__handle_dialog",
+        "mcp__chrome-devtools__evaluate_script",
+        "mcp__chrome-devtools__take_snapshot",
+        "mcp__chrome-devtools__take_screenshot",
+        "mcp__chrome-devtools__list_network_requests",
+        "mcp__chrome-devtools__list_console_messages",
+        "mcp__chrome-devtools__wait_for",
+        "mcp__chrome-devtools__performance_start_trace",
+        "mcp__chrome-devtools__lighthouse_audit",
+    ],
+};
 
 impl Profile for DevTools {
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {

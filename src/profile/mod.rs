@@ -238,6 +238,28 @@ pub(crate) fn examples() -> impl Iterator<Item = &'static str> {
     PROFILES.iter().flat_map(|p| p.examples().iter().copied())
 }
 
+/// A family of tools as Claude Code's settings name them: what `doctor`
+/// checks a hook's matchers against. The tools are full names under the
+/// server's usual name; each profile keeps its own beside its code.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Family {
+    /// The family, for messages.
+    pub(crate) name: &'static str,
+    /// The matcher that covers it alone.
+    pub(crate) matcher: &'static str,
+    /// Its tools by full name: every one must reach pace-hook.
+    pub(crate) tools: &'static [&'static str],
+}
+
+/// Every family, in the order of [`PROFILES`].
+pub(crate) static FAMILIES: &[Family] = &[
+    chrome::FAMILY,
+    playwright::FAMILY,
+    devtools::FAMILY,
+    puppeteer::FAMILY,
+    webfetch::FAMILY,
+];
+
 /// The profile that owns `tool_name`, with the tool's short name.
 pub(crate) fn find(tool_name: &str) -> Option<(&'static dyn Profile, &str)> {
     PROFILES
@@ -463,6 +485,21 @@ pub(crate) mod tests {
     fn webfetchs_examples_are_its_two_tools() {
         assert_examples_cover(&webfetch::WebFetch, &[]);
         assert_eq!(webfetch::WebFetch.examples(), ["WebFetch", "WebSearch"]);
+    }
+
+    #[test]
+    fn every_family_names_tools_its_own_profile_owns() {
+        assert_eq!(FAMILIES.len(), PROFILES.len());
+        for (family, profile) in FAMILIES.iter().zip(PROFILES) {
+            for tool in family.tools {
+                assert!(profile.owns(tool).is_some(), "{}: {tool}", family.name);
+                assert!(
+                    crate::matcher::matcher_matches(family.matcher, tool),
+                    "{}: {tool}",
+                    family.name
+                );
+            }
+        }
     }
 
     #[test]

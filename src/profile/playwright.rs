@@ -28,7 +28,7 @@
 //! this guards against.
 
 use super::{
-    Call, Learned, Outcome, Profile, Status, TabRef, TabSeen, Target, Verdict, mcp_parts,
+    Call, Family, Learned, Outcome, Profile, Status, TabRef, TabSeen, Target, Verdict, mcp_parts,
     navigation, script_verdict, script_verdict_server, session_browser, str_at, tab_id,
 };
 
@@ -137,6 +137,35 @@ const PAGE_FREE_RESULTS: &[&str] = &[
     "browser_run_code_unsafe",
     "browser_network_requests",
 ];
+
+/// The family as settings name it, for `doctor`: the server's usual tools, under its usual name.
+pub(super) const FAMILY: Family = Family {
+    name: "Playwright MCP",
+    matcher: "mcp__playwright__.*",
+    tools: &[
+        "mcp__playwright__browser_navigate",
+        "mcp__playwright__browser_navigate_back",
+        "mcp__playwright__browser_tabs",
+        "mcp__playwright__browser_click",
+        "mcp__playwright__browser_type",
+        "mcp__playwright__browser_hover",
+        "mcp__playwright__browser_drag",
+        "mcp__playwright__browser_select_option",
+        "mcp__playwright__browser_press_key",
+        "mcp__playwright__browser_fill_form",
+        "mcp__playwright__browser_file_upload",
+        "mcp__playwright__browser_handle_dialog",
+        "mcp__playwright__browser_evaluate",
+        "mcp__playwright__browser_run_code_unsafe",
+        "mcp__playwright__browser_snapshot",
+        "mcp__playwright__browser_take_screenshot",
+        "mcp__playwright__browser_console_messages",
+        "mcp__playwright__browser_network_requests",
+        "mcp__playwright__browser_wait_for",
+        "mcp__playwright__browser_resize",
+        "mcp__playwright__browser_close",
+    ],
+};
 
 impl Profile for Playwright {
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {

@@ -7,8 +7,8 @@
 //! navigation is on the URL it was given.
 
 use super::{
-    Call, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts, navigation,
-    script_verdict, session_browser, str_at,
+    Call, Family, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts,
+    navigation, script_verdict, session_browser, str_at,
 };
 
 pub(crate) struct Puppeteer;
@@ -28,6 +28,21 @@ const PACED: &[&str] = &[
     "puppeteer_hover",
     "puppeteer_scroll",
 ];
+
+/// The family as settings name it, for `doctor`: the server's tools, under its usual name.
+pub(super) const FAMILY: Family = Family {
+    name: "Puppeteer MCP",
+    matcher: "mcp__puppeteer__.*",
+    tools: &[
+        "mcp__puppeteer__puppeteer_navigate",
+        "mcp__puppeteer__puppeteer_click",
+        "mcp__puppeteer__puppeteer_fill",
+        "mcp__puppeteer__puppeteer_select",
+        "mcp__puppeteer__puppeteer_hover",
+        "mcp__puppeteer__puppeteer_evaluate",
+        "mcp__puppeteer__puppeteer_screenshot",
+    ],
+};
 
 impl Profile for Puppeteer {
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {

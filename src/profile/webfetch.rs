@@ -10,13 +10,20 @@
 
 use serde_json::Value;
 
-use super::{Call, Learned, Outcome, Profile, Status, TabRef, Target, Verdict, str_at};
+use super::{Call, Family, Learned, Outcome, Profile, Status, TabRef, Target, Verdict, str_at};
 
 pub(crate) struct WebFetch;
 
 /// The most lines of `result` read for `Retry-After`: WebFetch writes the
 /// status line and the headers it keeps first, and the body after them.
 const HEADER_LINES: usize = 8;
+
+/// The family as settings name it, for `doctor`: WebFetch only: WebSearch reaches no site pace-hook paces.
+pub(super) const FAMILY: Family = Family {
+    name: "WebFetch",
+    matcher: "WebFetch",
+    tools: &["WebFetch"],
+};
 
 impl Profile for WebFetch {
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {

@@ -241,7 +241,7 @@ impl FileStore {
         let before = state.clone();
         if state.in_flight.iter().any(|f| f.lease.is_some()) {
             let leases = self.root()?.sub("leases", false)?;
-            state.drop_lapsed(|id| leases.as_ref().is_some_and(|l| lease_alive(l, id)));
+            state.drop_lapsed(|id| leases.as_ref().is_some_and(|l| lease_alive(l, id, true)));
         }
         let out = f(&mut state, self.clock.as_ref());
         if state != before {
@@ -333,14 +333,17 @@ impl FileStore {
         Ok(names.into_iter().filter_map(Ticket::parse).collect())
     }
 
-    fn queue(&self, site: &str, create: bool) -> Result<Option<(Dir, Dir)>> {
+    /// The site's directory and its queue. With `heal`, a file planted
+    /// where the queue goes is set aside and the queue remade; without, it
+    /// is an error (a look must not write).
+    fn queue(&self, site: &str, create: bool, heal: bool) -> Result<Option<(Dir, Dir)>> {
         let Some(dir) = self.site_dir(site, create)? else {
             return Ok(None);
         };
         match dir.sub("queue", create) {
             Ok(Some(q)) => Ok(Some((dir, q))),
             Ok(None) => Ok(None),
-            Err(Error::Tampered { .. }) => {
+            Err(Error::Tampered { .. }) if heal => {
                 // A file where the queue goes: set it aside under the site
                 // lock (everyone who adds to the queue holds it) and remake it.
                 let _lock = self.lock(&dir, "lock", self.clock.mono().after(LOCK_WAIT))?;
@@ -481,14 +484,17 @@ fn remove_tree(parent: &Dir, name: &str) {
 
 /// Whether the lease `id` in `leases` is held by a live process that is
 /// making progress: its file is locked, and renewed within [`LEASE_TTL`].
-fn lease_alive(leases: &Dir, id: &str) -> bool {
+/// With `reap`, the file of a lease whose process is gone is removed.
+fn lease_alive(leases: &Dir, id: &str, reap: bool) -> bool {
     let Ok(file) = leases.open(id, Mode::Read) else {
         return false;
     };
     match file.try_lock() {
         Ok(()) => {
             // Nobody holds it: its process is gone.
-            let _ = leases.unlink(id, false);
+            if reap {
+                let _ = leases.unlink(id, false);
+            }
             false
         }
         Err(TryLockError::WouldBlock) => file
@@ -498,8 +504,28 @@ fn lease_alive(leases: &Dir, id: &str) -> bool {
     }
 }
 
+/// The places waiting in `site`'s queue in the state directory `root`, as
+/// (process id, arrival time), for `doctor`, which reads the queue's
+/// directory through [`Dir`] and changes nothing. A missing queue is empty.
+pub(crate) fn queue_places(root: &Dir, site: &str) -> Result<Vec<(u32, EpochMs)>> {
+    let Some(sites) = root.sub("sites", false)? else {
+        return Ok(Vec::new());
+    };
+    let Some(dir) = sites.sub(&site::file_name(site), false)? else {
+        return Ok(Vec::new());
+    };
+    let Some(queue) = dir.sub("queue", false)? else {
+        return Ok(Vec::new());
+    };
+    Ok(FileStore::list_tickets(&queue)?
+        .into_iter()
+        .map(|t| (t.pid, t.arrived_ms))
+        .collect())
+}
+
 struct Ticket {
     seq: u64,
+    pid: u32,
     arrived_ms: EpochMs,
     name: String,
 }
@@ -508,10 +534,11 @@ impl Ticket {
     fn parse(name: String) -> Option<Self> {
         let mut parts = name.split('-');
         let seq = parts.next()?.parse().ok()?;
-        let _pid: u32 = parts.next()?.parse().ok()?;
+        let pid = parts.next()?.parse().ok()?;
         let arrived_ms = parts.next()?.parse().ok()?;
         parts.next().is_none().then_some(Ticket {
             seq,
+            pid,
             arrived_ms,
             name,
         })
@@ -577,11 +604,15 @@ impl Store for FileStore {
     }
 
     fn queue_is_empty(&self, site: &str) -> Result<bool> {
-        Ok(self.queue_len(site)? == 0)
+        // The gate's look before it queues: it heals a tampered queue.
+        match self.queue(site, false, true)? {
+            Some((_, q)) => Ok(Self::list_tickets(&q)?.is_empty()),
+            None => Ok(true),
+        }
     }
 
     fn queue_len(&self, site: &str) -> Result<usize> {
-        match self.queue(site, false)? {
+        match self.queue(site, false, false)? {
             Some((_, q)) => Ok(Self::list_tickets(&q)?.len()),
             None => Ok(0),
         }
@@ -592,7 +623,7 @@ impl Store for FileStore {
         site: &str,
         deadline: Mono,
     ) -> Result<Result<Box<dyn Place>, QueueTimeout>> {
-        let (dir, queue) = self.queue(site, true)?.expect("made");
+        let (dir, queue) = self.queue(site, true, true)?.expect("made");
         let place = self.take_ticket(&dir, &queue, deadline)?;
         let mine = place.seq;
         // Tickets found dead or stopped that could not be removed (a
@@ -809,11 +840,35 @@ impl Store for FileStore {
             .flatten())
     }
 
+    /// A look under the site lock that never writes: `status` and `doctor`
+    /// read through here, and must not heal, reclaim or rewrite what they
+    /// report on. Holds whose lease has lapsed are left out of the copy
+    /// returned, as every step of the gate would drop them; an unreadable
+    /// state is an error that says the gate counts the site as busy.
     fn site_state(&self, site: &str) -> Result<Option<SiteState>> {
-        let deadline = self.clock.mono().after(LOCK_WAIT);
-        self.with_state(site, false, false, deadline, &self.settings.lost, |s, _| {
-            s.clone()
-        })
+        let Some(dir) = self.site_dir(site, false)? else {
+            return Ok(None);
+        };
+        let _lock = self.lock(&dir, "lock", self.clock.mono().after(LOCK_WAIT))?;
+        let unreadable = |why: String| Error::StateDir {
+            message: format!(
+                "state file `{}` {why}; the gate counts {site} as busy until its next call resets it",
+                dir.join("state.json").display()
+            ),
+        };
+        let mut bytes = Vec::with_capacity(512);
+        dir.open("state.json", Mode::Read)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(|e| unreadable(format!("cannot be read ({e})")))?;
+        let mut state = match serde_json::from_slice::<SiteState>(&bytes) {
+            Ok(s) if s.site == site => s,
+            _ => return Err(unreadable("is not this site's state".to_owned())),
+        };
+        if state.in_flight.iter().any(|f| f.lease.is_some()) {
+            let leases = self.root()?.sub("leases", false)?;
+            state.drop_lapsed(|id| leases.as_ref().is_some_and(|l| lease_alive(l, id, false)));
+        }
+        Ok(Some(state))
     }
 
     fn known_sites(&self) -> Result<Vec<String>> {

@@ -243,6 +243,9 @@ pub trait Store: Send + Sync {
     ) -> Result<Option<EpochMs>>;
 
     /// `site`'s state as it stands, if it has one (for messages and status).
+    /// A look: it never writes, heals or reclaims anything, and neither do
+    /// [`Store::known_sites`], [`Store::queue_len`], [`Store::tabs`] and
+    /// [`Store::read_log`], so `status` can read through them.
     fn site_state(&self, site: &str) -> Result<Option<SiteState>>;
 
     /// Every site that has state in the store.
