@@ -62,8 +62,15 @@ pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
             matches!(r.event, Kind::Admit | Kind::Finish | Kind::Cancel) && !is_duplicate(r)
         })
         .collect();
-    // A finish is placed at its earliest site's time.
-    order.sort_by_key(|r| r.finished_ms.iter().copied().min().unwrap_or(r.ts));
+    // A record is placed at its earliest site's time.
+    order.sort_by_key(|r| {
+        r.finished_ms
+            .iter()
+            .chain(&r.admitted_ms)
+            .copied()
+            .min()
+            .unwrap_or(r.ts)
+    });
     let mut tools: BTreeMap<&str, &str> = BTreeMap::new();
     let mut sites: BTreeMap<String, (SiteState, BTreeMap<String, EpochMs>)> = BTreeMap::new();
     let mut out: BTreeMap<String, Vec<Gap>> = BTreeMap::new();
@@ -84,9 +91,12 @@ pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
                 .unwrap_or(0);
             match r.event {
                 Kind::Admit => {
+                    // A site taken before the call's last one was held from
+                    // then until a hold after the last one let it in.
+                    let at = r.admitted_ms.get(i).copied().unwrap_or(r.ts).min(r.ts);
                     let policy = Policy {
                         interval_ms,
-                        hold_ms: r.hold_ms.unwrap_or(0),
+                        hold_ms: r.hold_ms.unwrap_or(0).saturating_add(r.ts - at),
                         budget: None,
                     };
                     if let (Some(busy), Some(ready)) = (state.busy_until(), state.ready_at(&policy))
@@ -108,11 +118,11 @@ pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
                             after: (by, by_tool),
                             before: (call.to_owned(), r.tool.clone()),
                             busy_until: busy,
-                            admitted: r.ts,
+                            admitted: at,
                             interval_ms: ready.saturating_sub(busy),
                         });
                     }
-                    state.admit(call, r.ts, &policy, None);
+                    state.admit(call, at, &policy, None);
                 }
                 Kind::Cancel => {
                     state.cancel(call);
@@ -288,6 +298,35 @@ mod tests {
         let g = &gaps(&log)["example.com"];
         assert_eq!(g.len(), 1);
         assert!(!g[0].is_short());
+    }
+
+    #[test]
+    fn a_site_taken_before_the_calls_last_is_judged_when_it_was_taken() {
+        // a's hold on b.test ran out at 1,500; the multi-site call took
+        // b.test at 1,700 and c.test at 5,000; a's Post came late, at 4,000.
+        let mut a = rec(Kind::Admit, 0, "a");
+        a.hold_ms = Some(1_500);
+        a.interval_ms = Some(150);
+        a.sites = vec!["b.test".into()];
+        let mut late = rec(Kind::Finish, 4_000, "a");
+        late.sites = vec!["b.test".into()];
+        let mut m = rec(Kind::Admit, 5_000, "m");
+        m.sites = vec!["b.test".into(), "c.test".into()];
+        m.admitted_ms = vec![1_700, 5_000];
+        m.interval_ms = Some(150);
+        let all = gaps(&[a, late, m.clone()]);
+        assert!(!all["b.test"][0].is_short(), "{:?}", all["b.test"]);
+        // Without the per-site times it would look like a short gap.
+        m.admitted_ms.clear();
+        let mut a = rec(Kind::Admit, 0, "a");
+        a.hold_ms = Some(1_500);
+        a.interval_ms = Some(150);
+        a.sites = vec!["b.test".into()];
+        let mut late = rec(Kind::Finish, 4_000, "a");
+        late.sites = vec!["b.test".into()];
+        let mut m2 = m;
+        m2.ts = 4_050;
+        assert!(gaps(&[a, late, m2])["b.test"][0].is_short());
     }
 
     #[test]

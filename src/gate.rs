@@ -83,6 +83,9 @@ pub struct Admitted {
     pub waited_ms: u64,
     /// Each site with the queue ticket it waited under, if it had to queue.
     pub sites: Vec<(String, Option<u64>)>,
+    /// When each site (in `sites` order) let it in: the earlier sites of a
+    /// call that needs several were taken before the last one, and held.
+    pub taken_ms: Vec<EpochMs>,
     /// The same call already held every site (a second pace-hook for it):
     /// nothing was marked.
     pub duplicate: bool,
@@ -187,6 +190,7 @@ impl<'a> Gate<'a> {
                 None
             };
             let mut taken: Vec<(usize, Option<u64>, bool)> = Vec::with_capacity(sites.len());
+            let mut taken_ms: Vec<EpochMs> = Vec::with_capacity(sites.len());
             let mut at_ms = 0;
             let mut at_mono = clock.mono();
             for (i, req) in sites.iter().enumerate() {
@@ -211,6 +215,7 @@ impl<'a> Gate<'a> {
                         at_ms = at;
                         at_mono = clock.mono();
                         taken.push((i, ticket, duplicate));
+                        taken_ms.push(at);
                     }
                     Ok(One::GaveUp(g)) => {
                         self.give_back(call, &sites, &taken);
@@ -283,6 +288,7 @@ impl<'a> Gate<'a> {
                     .iter()
                     .map(|(i, t, _)| (sites[*i].site.clone(), *t))
                     .collect(),
+                taken_ms,
                 duplicate,
                 at_mono,
             }));

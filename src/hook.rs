@@ -258,6 +258,9 @@ fn pace(
         r.hold_ms = Some(config.hold_ms);
         r.sites = sites.clone();
         r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
+        if a.taken_ms.len() > 1 {
+            r.admitted_ms = a.taken_ms.clone();
+        }
         r.waited_ms = Some(a.waited_ms);
         if a.duplicate {
             r.reason = Some("duplicate: this call already holds its sites".to_owned());

@@ -79,6 +79,11 @@ pub struct Record {
     /// Queue tickets, in `sites` order, for calls that queued (admit).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tickets: Vec<Option<u64>>,
+    /// Per site, in `sites` order, when it let the call in (admit), for a
+    /// call that needs several sites: the earlier ones are taken first and
+    /// held until the last lets it in at `ts`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub admitted_ms: Vec<EpochMs>,
     /// Per site, in `sites` order, when its finish was recorded (finish):
     /// each site's own time, for `gaps`; `ts` is the last of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -104,6 +109,7 @@ impl Record {
             intervals_ms: Vec::new(),
             hold_ms: None,
             tickets: Vec::new(),
+            admitted_ms: Vec::new(),
             finished_ms: Vec::new(),
             reason: None,
         }
