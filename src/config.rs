@@ -879,14 +879,14 @@ mod tests {
 /// back is one small JSON parse. Any change to the file (a write changes its
 /// ctime) misses the cache; a bad file is never cached, so its error is
 /// reported every time.
-mod cache {
+pub(crate) mod cache {
     use std::{io::Read, os::unix::fs::MetadataExt, path::Path};
 
     use super::Config;
     use crate::state_dir::{Dir, Mode};
 
     /// dev, inode, size, mtime (s, ns), ctime (s, ns).
-    pub(super) type Key = [i64; 7];
+    pub(crate) type Key = [i64; 7];
 
     fn dir() -> Option<Dir> {
         let root = crate::state_dir::default_root().ok()?;
@@ -952,7 +952,7 @@ mod cache {
     /// The cache's text: a line of key, a line of numeric settings, a JSON
     /// line of the rest, then the config's site lines as they are and `end`.
     /// Loading it is a few allocations, whatever the number of sites.
-    pub(super) fn encode(key: &Key, c: &Config) -> String {
+    pub(crate) fn encode(key: &Key, c: &Config) -> String {
         use std::fmt::Write as _;
         let mut out = format!("{MAGIC}\nkey");
         for k in key {
@@ -984,7 +984,7 @@ mod cache {
 
     /// The key and config in a cache text; `None` for anything malformed,
     /// including a text cut short (it must end with `end`).
-    pub(super) fn decode(text: &str, path: &Path) -> Option<(Key, Config)> {
+    pub(crate) fn decode(text: &str, path: &Path) -> Option<(Key, Config)> {
         let mut lines = text.lines();
         if lines.next()? != MAGIC {
             return None;
