@@ -1006,7 +1006,8 @@ pub(crate) mod cache {
         let start = text.find("\nextra ")? + 1;
         let start = start + text[start..].find('\n')? + 1;
         let end = text.len().checked_sub(4).filter(|&e| e >= start)?;
-        if &text[end..] != "end\n" || !text[..end].ends_with('\n') && end != start {
+        // `get`: four bytes from the end may fall inside a character.
+        if text.get(end..) != Some("end\n") || !text[..end].ends_with('\n') && end != start {
             return None;
         }
         Some((
@@ -1053,6 +1054,20 @@ pub(crate) mod cache {
             );
             assert!(decode(&text[..text.len() - 4], path).is_none());
             assert!(decode("{}", path).is_none());
+        }
+
+        /// Found by fuzzing (`fuzz/` target `config`, issue 7): a cache text
+        /// whose last four bytes began inside a character panicked, and the
+        /// panic blocked every paced call until the cache file was removed.
+        #[test]
+        fn a_cache_text_ending_inside_a_character_is_a_miss() {
+            let path = Path::new("/x/c.toml");
+            let text = encode(
+                &[0; 7],
+                &Config::parse("[[site]]\nname = \"a\"\n", path).unwrap(),
+            );
+            let cut = format!("{}\u{fffd}d\n", &text[..text.len() - 4]);
+            assert!(decode(&cut, path).is_none());
         }
     }
 }
