@@ -632,7 +632,10 @@ impl Config {
                 let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
                 return Site::parse(&text[start..end]);
             }
-            from = at + 1;
+            // Past the match's first character, not its first byte: the
+            // text may come from a cache file, and the needle from
+            // `pace-hook run --site`, neither of them ASCII.
+            from = at + needle.chars().next().map_or(1, char::len_utf8);
         }
     }
 
@@ -861,6 +864,20 @@ mod tests {
             let text = format!("[[site]]\nname = \"{name}\"\ndomains = [\"a.com\"]\n");
             assert!(parse(&text).is_err(), "{name} accepted");
         }
+    }
+
+    /// Found by fuzzing (`fuzz/` target `config`, issue 7): looking up a
+    /// name that is not ASCII in site lines that are not (a damaged config
+    /// cache) stepped one byte past a match that did not fit, into the
+    /// middle of a character, and panicked.
+    #[test]
+    fn a_lookup_past_a_character_that_is_not_ascii_goes_on() {
+        let c = Config {
+            sites: "éx - - - a.example\né - - - b.example\n".to_owned(),
+            ..Config::default()
+        };
+        assert_eq!(c.site("é").map(|s| s.name), Some("é"));
+        assert_eq!(c.owner_of("é").map(|s| s.name), None);
     }
 
     #[test]
