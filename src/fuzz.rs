@@ -617,7 +617,16 @@ pub fn url(data: &[u8]) {
     let urls = reach::absolute_urls_in(s);
     assert!(urls.windows(2).all(|w| w[0] < w[1]), "unsorted: {urls:?}");
     if let Some(h) = reach::normalize_host(s) {
-        assert_eq!(reach::normalize_host(&h).as_deref(), Some(h.as_str()));
+        // Canonical: read again, the same host. Except a domain whose last
+        // label is a number once its trailing dots are dropped (`127..` is
+        // `127`, `a.0.0.1..` is `a.0.0.1`): read again it is an IPv4
+        // address, or not a host. Both readings key the same requests
+        // together (`127` keys as `0.0.0.127`, as `https://127/` does).
+        let again = reach::normalize_host(&h);
+        assert!(
+            again.as_deref() == Some(h.as_str()) || ends_in_a_number(&h),
+            "{h:?} reads again as {again:?}"
+        );
         check_host(&h);
     }
     let key = reach::registrable(s);
@@ -635,6 +644,17 @@ fn may_reach_no_site(url: &str) -> bool {
                 ..
             }
         )
+}
+
+/// Whether a host's last label is a number as the URL Standard's host
+/// parser reads one (decimal, or `0x` and hex): such a host is an IPv4
+/// address, or no host at all.
+fn ends_in_a_number(h: &str) -> bool {
+    let last = h.rsplit('.').next().unwrap_or("");
+    match last.strip_prefix("0x").or_else(|| last.strip_prefix("0X")) {
+        Some(hex) => hex.bytes().all(|b| b.is_ascii_hexdigit()),
+        None => !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit()),
+    }
 }
 
 /// Fail closed: a URL reaches no site only if it is proved to.
@@ -668,8 +688,9 @@ fn check_reach(input: &str, r: &Reach) {
     }
 }
 
-/// A host as the gate keys it: canonical, and keyed under itself or one of
-/// its parent domains.
+/// A host as the gate keys it: canonical, and keyed under itself, one of
+/// its parent domains, or the IP address it reads as (`127..` is the host
+/// `127`, which the host parser reads as `0.0.0.127`).
 fn check_host(h: &str) {
     assert!(!h.is_empty(), "an empty host");
     assert!(
@@ -679,7 +700,9 @@ fn check_host(h: &str) {
     );
     let key = site::key_for_host(h);
     assert!(
-        key == h || h.ends_with(&format!(".{key}")),
+        key == h
+            || h.ends_with(&format!(".{key}"))
+            || site::normalize_host(h).as_deref() == Some(key.as_str()),
         "{h:?} is keyed under {key:?}, not itself or a parent"
     );
     check_file_name(&key);
