@@ -52,8 +52,8 @@ pub type Run = fn(&[u8]);
 ///   add a `javascript` target beside it if both stay.
 ///
 /// Each needs a line here, a `fuzz/fuzz_targets/<name>.rs` of three lines
-/// (copy `script.rs`), a `[[bin]]` in `fuzz/Cargo.toml`, and its seeds in
-/// [`seeds`].
+/// (copy `script.rs`), a `[[bin]]` in `fuzz/Cargo.toml`, its name in
+/// `scripts/fuzz`'s list, and its seeds in [`seeds`].
 pub const TARGETS: &[(&str, Run)] = &[
     ("event", event),
     ("tab_context", tab_context),
@@ -1071,6 +1071,37 @@ mod tests {
         }
         for s in &seeds {
             assert!(run(s.target, &s.bytes), "no target {}", s.target);
+        }
+    }
+
+    /// A target added here but not to the fuzz crate or the script would
+    /// never run.
+    #[test]
+    fn every_target_is_built_and_run_by_the_script() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).expect(p);
+        let manifest = read("fuzz/Cargo.toml");
+        let script = read("scripts/fuzz");
+        let list = script
+            .lines()
+            .find_map(|l| l.strip_prefix("targets=("))
+            .and_then(|l| l.strip_suffix(')'))
+            .expect("scripts/fuzz lists its targets");
+        let listed: Vec<&str> = list.split(' ').collect();
+        let names: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
+        assert_eq!(listed, names, "scripts/fuzz's targets");
+        for name in names {
+            let source = read(&format!("fuzz/fuzz_targets/{name}.rs"));
+            assert!(
+                source.contains(&format!("pace_hook::fuzz::{name}(data)")),
+                "fuzz/fuzz_targets/{name}.rs"
+            );
+            assert!(
+                manifest.contains(&format!(
+                    "name = \"{name}\"\npath = \"fuzz_targets/{name}.rs\""
+                )),
+                "no [[bin]] for {name} in fuzz/Cargo.toml"
+            );
         }
     }
 
