@@ -686,7 +686,10 @@ impl Config {
                 let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
                 return Site::parse(&text[start..end]);
             }
-            from = at + 1;
+            // Past the match's first character, not its first byte: the
+            // text may come from a cache file, and the needle from
+            // `pace-hook run --site`, neither of them ASCII.
+            from = at + needle.chars().next().map_or(1, char::len_utf8);
         }
     }
 
@@ -920,6 +923,20 @@ mod tests {
         }
     }
 
+    /// Found by fuzzing (`fuzz/` target `config`, issue 7): looking up a
+    /// name that is not ASCII in site lines that are not (a damaged config
+    /// cache) stepped one byte past a match that did not fit, into the
+    /// middle of a character, and panicked.
+    #[test]
+    fn a_lookup_past_a_character_that_is_not_ascii_goes_on() {
+        let c = Config {
+            sites: "éx - - - a.example\né - - - b.example\n".to_owned(),
+            ..Config::default()
+        };
+        assert_eq!(c.site("é").map(|s| s.name), Some("é"));
+        assert_eq!(c.owner_of("é").map(|s| s.name), None);
+    }
+
     #[test]
     fn stale_after_must_outlast_max_wait() {
         let e = parse("max_wait = \"20m\"\n").unwrap_err();
@@ -936,14 +953,14 @@ mod tests {
 /// back is one small JSON parse. Any change to the file (a write changes its
 /// ctime) misses the cache; a bad file is never cached, so its error is
 /// reported every time.
-mod cache {
+pub(crate) mod cache {
     use std::{io::Read, os::unix::fs::MetadataExt, path::Path};
 
     use super::Config;
     use crate::state_dir::{Dir, Mode};
 
     /// dev, inode, size, mtime (s, ns), ctime (s, ns).
-    pub(super) type Key = [i64; 7];
+    pub(crate) type Key = [i64; 7];
 
     fn dir() -> Option<Dir> {
         let root = crate::state_dir::default_root().ok()?;
@@ -1009,7 +1026,7 @@ mod cache {
     /// The cache's text: a line of key, a line of numeric settings, a JSON
     /// line of the rest, then the config's site lines as they are and `end`.
     /// Loading it is a few allocations, whatever the number of sites.
-    pub(super) fn encode(key: &Key, c: &Config) -> String {
+    pub(crate) fn encode(key: &Key, c: &Config) -> String {
         use std::fmt::Write as _;
         let mut out = format!("{MAGIC}\nkey");
         for k in key {
@@ -1041,7 +1058,7 @@ mod cache {
 
     /// The key and config in a cache text; `None` for anything malformed,
     /// including a text cut short (it must end with `end`).
-    pub(super) fn decode(text: &str, path: &Path) -> Option<(Key, Config)> {
+    pub(crate) fn decode(text: &str, path: &Path) -> Option<(Key, Config)> {
         let mut lines = text.lines();
         if lines.next()? != MAGIC {
             return None;
@@ -1063,7 +1080,8 @@ mod cache {
         let start = text.find("\nextra ")? + 1;
         let start = start + text[start..].find('\n')? + 1;
         let end = text.len().checked_sub(4).filter(|&e| e >= start)?;
-        if &text[end..] != "end\n" || !text[..end].ends_with('\n') && end != start {
+        // `get`: four bytes from the end may fall inside a character.
+        if text.get(end..) != Some("end\n") || !text[..end].ends_with('\n') && end != start {
             return None;
         }
         Some((
@@ -1110,6 +1128,20 @@ mod cache {
             );
             assert!(decode(&text[..text.len() - 4], path).is_none());
             assert!(decode("{}", path).is_none());
+        }
+
+        /// Found by fuzzing (`fuzz/` target `config`, issue 7): a cache text
+        /// whose last four bytes began inside a character panicked, and the
+        /// panic blocked every paced call until the cache file was removed.
+        #[test]
+        fn a_cache_text_ending_inside_a_character_is_a_miss() {
+            let path = Path::new("/x/c.toml");
+            let text = encode(
+                &[0; 7],
+                &Config::parse("[[site]]\nname = \"a\"\n", path).unwrap(),
+            );
+            let cut = format!("{}\u{fffd}d\n", &text[..text.len() - 4]);
+            assert!(decode(&cut, path).is_none());
         }
     }
 }

@@ -14,6 +14,8 @@ pub mod duration;
 pub mod error;
 pub mod event;
 pub mod exit;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod gaps;
 pub mod gate;
 pub mod hook;

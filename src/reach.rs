@@ -359,6 +359,21 @@ pub(crate) fn absolute_urls_in(text: &str) -> Vec<String> {
     urls
 }
 
+/// Whether `input` is one that may reach nowhere: a scheme of the browser's
+/// own pages or an extension's, a `file:` URL, or any of them inside
+/// `view-source:`. The outside check of the module's invariant, for the
+/// property tests and the fuzz targets: [`reach`] says [`Reach::Nowhere`]
+/// only for such an input.
+pub(crate) fn may_be_nowhere(input: &str) -> bool {
+    match split_scheme(trim_c0(input)) {
+        Some((s, rest)) if s == "view-source" => may_be_nowhere(rest),
+        Some((s, _)) => {
+            BROWSER_SCHEMES.contains(&s.as_str()) || s == "chrome-extension" || s == "file"
+        }
+        None => false,
+    }
+}
+
 /// The reach of `input` read as `reading`, `depth` `data:` documents deep;
 /// `None` for a relative URL in content.
 fn classify(input: &str, reading: Reading, depth: u8) -> Option<Reach> {
@@ -1409,19 +1424,6 @@ mod tests {
                 "{took:?} for {:?}…",
                 clip(input, 30)
             );
-        }
-    }
-
-    /// Whether `input` is one that may reach nowhere: a scheme of the
-    /// browser's own pages or an extension's, a `file:` URL, or any of them
-    /// inside `view-source:`.
-    fn may_be_nowhere(input: &str) -> bool {
-        match split_scheme(trim_c0(input)) {
-            Some((s, rest)) if s == "view-source" => may_be_nowhere(rest),
-            Some((s, _)) => {
-                BROWSER_SCHEMES.contains(&s.as_str()) || s == "chrome-extension" || s == "file"
-            }
-            None => false,
         }
     }
 

@@ -1033,10 +1033,12 @@ impl Store for FileStore {
 
 /// An agent's last admitted call, and whether a finish has taken it yet.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct AgentSlot {
+pub(crate) struct AgentSlot {
+    /// The call.
     #[serde(flatten)]
-    record: CallRecord,
-    open: bool,
+    pub(crate) record: CallRecord,
+    /// No finish has taken it yet.
+    pub(crate) open: bool,
 }
 
 /// Waits for a file's lock in a helper thread (`flock` has no timeout), so

@@ -1,0 +1,3 @@
+#![no_main]
+// The `site_state` target of `pace_hook::fuzz`; see docs/FUZZING.md.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| pace_hook::fuzz::site_state(data));
