@@ -35,6 +35,10 @@ pub enum Kind {
     GiveUp,
     /// A tool of a server no profile knows passed unpaced.
     Unknown,
+    /// Something about the shared backend: it was found empty (a fresh
+    /// gate), or could not be reached and the gate fell back to this
+    /// machine's files. The reason says which.
+    Backend,
 }
 
 /// One line of the log.
