@@ -4,7 +4,7 @@
 
 use crate::{
     clock::Mono,
-    config::{Config, format_duration},
+    config::{Config, OnBackendError, format_duration},
     error::{Error, Result},
     event::{EventKind, HookEvent},
     gate::{Gate, SiteRequest, Spent, Turn},
@@ -19,6 +19,9 @@ use crate::{
 pub enum Outcome {
     /// Let the call go on.
     Pass,
+    /// Let the call go on, and tell the model this (on stdout, as the
+    /// PreToolUse's `additionalContext`: exit 0 shows stderr to nobody).
+    PassWithNote(String),
     /// Block it; the text is for the model.
     Block(String),
 }
@@ -56,6 +59,9 @@ pub fn failure_message(tool: Option<&str>, error: &Error) -> String {
         Error::CorruptState { .. } => "Retry the call after that wait.".to_owned(),
         Error::LockTimeout { .. } => {
             "Retry in a minute; if this keeps happening, tell the user.".to_owned()
+        }
+        Error::Backend { .. } => {
+            "Retry in a minute; if this keeps happening, tell the user, who can bring the server back or set on_backend_error = \"local\" to pace on this machine alone meanwhile.".to_owned()
         }
         Error::Tampered { fix, .. } | Error::UnsafeStateDir { fix, .. } => {
             format!("Retrying will not help: tell the user, who can fix it: {fix}.")
@@ -157,8 +163,31 @@ fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
         Verdict::Pace { target, label } => {
             let config = event_config()?;
             let store = store::open(config)?;
-            pace(event, config, store.as_ref(), &target, label, arrived)
+            let outcome = match pace(event, config, store.as_ref(), &target, label.clone(), arrived)
+            {
+                // The shared gate failed midway (it went down while this
+                // call waited): with `on_backend_error = "local"`, pace the
+                // call on this machine's gate instead, in the time left.
+                Err(e @ Error::Backend { .. })
+                    if config.on_backend_error == OnBackendError::Local =>
+                {
+                    let local = store::fall_back(crate::state_dir::default_root()?, config, &e)?;
+                    let outcome = pace(event, config, local.as_ref(), &target, label, arrived)?;
+                    return Ok(noted(outcome, local.warning()));
+                }
+                other => other?,
+            };
+            Ok(noted(outcome, store.warning()))
         }
+    }
+}
+
+/// `outcome`, with the store's warning for the model, if it has one.
+fn noted(outcome: Outcome, warning: Option<&str>) -> Outcome {
+    match (outcome, warning) {
+        (Outcome::Pass, Some(w)) => Outcome::PassWithNote(w.to_owned()),
+        (Outcome::Block(m), Some(w)) => Outcome::Block(one_line(&format!("{m} {w}"))),
+        (outcome, _) => outcome,
     }
 }
 

@@ -131,6 +131,18 @@ fn run_hook(stdin: impl Read, arrived: Mono) -> Exit {
     };
     match hook::handle(&event, arrived) {
         Ok(Outcome::Pass) => Exit::Success,
+        Ok(Outcome::PassWithNote(note)) => {
+            // Exit 0 shows stderr to nobody; JSON on stdout reaches the model
+            // as context for the call it is about to make.
+            let answer = serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "additionalContext": note,
+                }
+            });
+            print(&format!("{answer}\n"));
+            Exit::Success
+        }
         Ok(Outcome::Block(message)) => {
             say(&message);
             Exit::Block
