@@ -293,7 +293,10 @@ mod tests {
         c.set_offset_us(-3_600_000_000);
         let here = SystemClock.now_floor();
         let there = c.now_floor();
-        assert!(here - there >= 3_599_999 && here - there <= 3_600_100, "{here} {there}");
+        assert!(
+            here - there >= 3_599_999 && here - there <= 3_600_100,
+            "{here} {there}"
+        );
         assert!(c.now_ceil() >= there);
         assert_eq!(c.until(there), Duration::ZERO);
     }

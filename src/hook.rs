@@ -163,8 +163,14 @@ fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
         Verdict::Pace { target, label } => {
             let config = event_config()?;
             let store = store::open(config)?;
-            let outcome = match pace(event, config, store.as_ref(), &target, label.clone(), arrived)
-            {
+            let outcome = match pace(
+                event,
+                config,
+                store.as_ref(),
+                &target,
+                label.clone(),
+                arrived,
+            ) {
                 // The shared gate failed midway (it went down while this
                 // call waited): with `on_backend_error = "local"`, pace the
                 // call on this machine's gate instead, in the time left.

@@ -400,7 +400,10 @@ mod tests {
     fn a_password_is_never_shown() {
         assert_eq!(
             redact_url("redis://user:s3cret@host:6379/0"),
-            ("redis://user:***@host:6379/0".to_owned(), Some("s3cret".to_owned()))
+            (
+                "redis://user:***@host:6379/0".to_owned(),
+                Some("s3cret".to_owned())
+            )
         );
         assert_eq!(
             redact_url("rediss://:s3cret@host"),

@@ -230,7 +230,7 @@ impl Inner {
         match f(conn) {
             Ok(v) => Ok(v),
             Err(e) => {
-                if e.is_io_error() || e.is_timeout() || !conn.is_open() {
+                if e.is_io_error() || e.is_timeout() || is_interrupted(&e) || !conn.is_open() {
                     *guard = None;
                 }
                 Err(self.error(&e))
@@ -298,16 +298,32 @@ impl Inner {
         let start = clock.mono();
         let server_wait = timeout.saturating_sub(LATE_MARGIN);
         if server_wait >= Duration::from_millis(10) {
-            let got: Option<(String, String)> = self.on(&self.blocking, |c| {
-                c.set_read_timeout(Some(server_wait + COMMAND_TIMEOUT))?;
-                let got = redis::cmd("BLPOP")
-                    .arg(key)
-                    .arg(format!("{:.3}", server_wait.as_secs_f64()))
-                    .query(c);
-                c.set_read_timeout(Some(COMMAND_TIMEOUT))?;
-                got
-            })?;
-            if got.is_some() {
+            let mut interrupted = false;
+            let got: Option<(String, String)> = self
+                .on(&self.blocking, |c| {
+                    c.set_read_timeout(Some(server_wait + COMMAND_TIMEOUT))?;
+                    let got = redis::cmd("BLPOP")
+                        .arg(key)
+                        .arg(format!("{:.3}", server_wait.as_secs_f64()))
+                        .query(c);
+                    match got {
+                        // Stopped (Ctrl-Z, SIGSTOP) and continued: a read with a
+                        // timeout then fails with EINTR instead of going on. The
+                        // reply may still come, so this connection is done for
+                        // (a dropped wake-up is caught by the backstop); the
+                        // caller just looks again.
+                        Err(e) if is_interrupted(&e) => {
+                            interrupted = true;
+                            Err(e)
+                        }
+                        got => {
+                            c.set_read_timeout(Some(COMMAND_TIMEOUT))?;
+                            got
+                        }
+                    }
+                })
+                .or_else(|e| if interrupted { Ok(None) } else { Err(e) })?;
+            if got.is_some() || interrupted {
                 return Ok(true);
             }
         }
@@ -326,6 +342,21 @@ impl Inner {
                 .query::<i64>(c)
         });
     }
+}
+
+/// Whether `e` is a system call cut short by a signal (EINTR).
+fn is_interrupted(e: &RedisError) -> bool {
+    type Shared = Arc<dyn std::error::Error + Send + Sync>;
+    // The crate keeps the io::Error in an Arc, which is what `source` gives.
+    let Some(source) = std::error::Error::source(e) else {
+        return false;
+    };
+    let io = source.downcast_ref::<std::io::Error>().or_else(|| {
+        source
+            .downcast_ref::<Shared>()
+            .and_then(|a| a.downcast_ref::<std::io::Error>())
+    });
+    io.is_some_and(|io| io.kind() == std::io::ErrorKind::Interrupted)
 }
 
 /// Renew `key` from the heartbeat until the registration drops.
@@ -801,11 +832,7 @@ impl Store for RedisStore {
                 // server's clock, never before; the reply's trip only adds.
                 let w = Duration::from_micros(t.saturating_mul(1000).saturating_sub(now_us));
                 // A hold tied to a lease may lapse without any write.
-                if r.int(4) == 1 {
-                    w.min(RENEW_EVERY)
-                } else {
-                    w
-                }
+                if r.int(4) == 1 { w.min(RENEW_EVERY) } else { w }
             }
             _ => Duration::ZERO,
         };
@@ -847,12 +874,7 @@ impl Store for RedisStore {
 
     fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool> {
         let [li, lh] = self.lost_args();
-        self.found(
-            &SCRIPTS.extend,
-            site,
-            call,
-            &[hold_ms.to_string(), li, lh],
-        )
+        self.found(&SCRIPTS.extend, site, call, &[hold_ms.to_string(), li, lh])
     }
 
     fn update_backoff(
@@ -953,12 +975,13 @@ impl Store for RedisStore {
     }
 
     fn tabs(&self) -> Result<TabMap> {
-        let raw: Option<String> = self.inner.run(|c| {
-            match redis::cmd("GET").arg(format!("{PREFIX}tabs")).query(c) {
-                Err(e) if e.code() == Some("WRONGTYPE") => Ok(None),
-                r => r,
-            }
-        })?;
+        let raw: Option<String> =
+            self.inner.run(
+                |c| match redis::cmd("GET").arg(format!("{PREFIX}tabs")).query(c) {
+                    Err(e) if e.code() == Some("WRONGTYPE") => Ok(None),
+                    r => r,
+                },
+            )?;
         // An unreadable map is an empty one: every tab is then unknown and
         // counted against every site, which errs towards waiting.
         Ok(raw
@@ -1202,7 +1225,8 @@ pub(crate) mod tests {
                 if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
                     let mut buf = [0u8; 16];
                     if s.write_all(b"PING\r\n").is_ok()
-                        && s.read(&mut buf).is_ok_and(|n| buf[..n].starts_with(b"+PONG"))
+                        && s.read(&mut buf)
+                            .is_ok_and(|n| buf[..n].starts_with(b"+PONG"))
                     {
                         return Some(Self { child, port });
                     }
@@ -1366,9 +1390,7 @@ pub(crate) mod tests {
                         let want = m.try_admit(call, floor, &policy, lease);
                         let got = s.try_admit(&site, call, &policy, lease, soon(&s)).unwrap();
                         assert_eq!(got.decision, want, "{what}");
-                        *seen
-                            .entry(std::mem::discriminant(&want))
-                            .or_insert(0) += 1;
+                        *seen.entry(std::mem::discriminant(&want)).or_insert(0) += 1;
                         assert_eq!(got.at, floor, "{what}");
                         assert_eq!(got.settled, m.in_flight.is_empty(), "{what}");
                         if let Decision::WaitUntil(t) = want {
@@ -1432,7 +1454,10 @@ pub(crate) mod tests {
                         }
                         let text = serde_json::to_string(&*m).unwrap();
                         raw(&server, &["SET", &format!("pace-hook:site:{site}"), &text]);
-                        raw(&server, &["ZADD", "pace-hook:sites", &floor.to_string(), &site]);
+                        raw(
+                            &server,
+                            &["ZADD", "pace-hook:sites", &floor.to_string(), &site],
+                        );
                     }
                 }
                 assert_eq!(s.site_state(&site).unwrap(), model, "{what}");
@@ -1484,7 +1509,9 @@ pub(crate) mod tests {
             Err(Error::CorruptState { moved_to: None, .. })
         ));
         assert!(matches!(
-            s.try_admit("a.com", "y", &P, None, soon(&s)).unwrap().decision,
+            s.try_admit("a.com", "y", &P, None, soon(&s))
+                .unwrap()
+                .decision,
             Decision::WaitUntil(_)
         ));
     }
@@ -1495,15 +1522,22 @@ pub(crate) mod tests {
         let s = store(&server, "lease");
         let lease = s.lease().unwrap();
         let id = lease.id().to_owned();
-        let a = s.try_admit("a.com", "multi", &P, Some(&id), soon(&s)).unwrap();
+        let a = s
+            .try_admit("a.com", "multi", &P, Some(&id), soon(&s))
+            .unwrap();
         assert_eq!(a.decision, Decision::Go);
         let b = s.try_admit("a.com", "other", &P, None, soon(&s)).unwrap();
         assert!(matches!(b.decision, Decision::WaitUntil(_)));
-        assert!(b.wait <= RENEW_EVERY, "a lease-bound hold is looked at again soon");
+        assert!(
+            b.wait <= RENEW_EVERY,
+            "a lease-bound hold is looked at again soon"
+        );
         drop(lease);
         assert!(!s.confirm("a.com", "multi", a.at, 1_000).unwrap());
         assert_eq!(
-            s.try_admit("a.com", "other", &P, None, soon(&s)).unwrap().decision,
+            s.try_admit("a.com", "other", &P, None, soon(&s))
+                .unwrap()
+                .decision,
             Decision::Go
         );
     }
@@ -1594,10 +1628,13 @@ pub(crate) mod tests {
         let server = Server::start();
         let s = store(&server, "gate");
         let gate = Gate::new(&s);
-        let req = [SiteRequest::new("a.com", Policy {
-            interval_ms: 300,
-            ..P
-        })];
+        let req = [SiteRequest::new(
+            "a.com",
+            Policy {
+                interval_ms: 300,
+                ..P
+            },
+        )];
         let arrived = s.clock().mono();
         let Turn::Admitted(first) = gate.admit("c1", &req, arrived, 5_000, Some("s1")).unwrap()
         else {
@@ -1609,7 +1646,10 @@ pub(crate) mod tests {
         else {
             panic!()
         };
-        assert!(second.at_ms >= finished + 300, "{first:?} {finished} {second:?}");
+        assert!(
+            second.at_ms >= finished + 300,
+            "{first:?} {finished} {second:?}"
+        );
         let mut r = Record::new(Kind::Admit, second.at_ms, "navigate");
         r.sites = vec!["a.com".to_owned()];
         s.log(&r);
@@ -1631,8 +1671,14 @@ pub(crate) mod tests {
             budget: None,
         };
         // b.com is busy for a while: the call takes a.com, waits for b.com.
-        s.try_admit("b.com", "busy", &Policy { hold_ms: 700, ..p }, None, soon(&s))
-            .unwrap();
+        s.try_admit(
+            "b.com",
+            "busy",
+            &Policy { hold_ms: 700, ..p },
+            None,
+            soon(&s),
+        )
+        .unwrap();
         let reqs = [SiteRequest::new("a.com", p), SiteRequest::new("b.com", p)];
         let arrived = s.clock().mono();
         let Turn::Admitted(a) = gate.admit("multi", &reqs, arrived, 10_000, None).unwrap() else {
@@ -1641,8 +1687,19 @@ pub(crate) mod tests {
         assert!(a.waited_ms >= 800, "{a:?}");
         let state = s.site_state("a.com").unwrap().unwrap();
         assert_eq!(state.in_flight.len(), 1);
-        assert_eq!(state.in_flight[0].lease, None, "confirmed: an ordinary hold now");
+        assert_eq!(
+            state.in_flight[0].lease, None,
+            "confirmed: an ordinary hold now"
+        );
         assert_eq!(state.in_flight[0].until_ms, a.at_ms + 60_000);
+    }
+
+    #[test]
+    fn an_interrupted_read_is_told_from_other_failures() {
+        let eintr = RedisError::from(std::io::Error::from(std::io::ErrorKind::Interrupted));
+        assert!(is_interrupted(&eintr));
+        let reset = RedisError::from(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert!(!is_interrupted(&reset));
     }
 
     #[test]
