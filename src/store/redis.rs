@@ -120,6 +120,11 @@ pub const WATCH_BACKSTOP: Duration = Duration::from_secs(2);
 const LATE_MARGIN: Duration = Duration::from_millis(110);
 /// The gate log stream keeps about this many entries.
 pub const LOG_MAX: u64 = 20_000;
+/// How long a site's state lives after its last change; `STATE_TTL` in
+/// `redis/state.lua` says the same.
+const STATE_TTL_MS: u64 = 31 * 24 * 3_600_000;
+/// How long a wake-up nobody took lasts; `WAKE_TTL` in `redis/state.lua`.
+const WAKE_TTL_MS: u64 = 10_000;
 const CALL_TTL_MS: u64 = 24 * 3_600_000;
 const AGENT_TTL_MS: u64 = 7 * 24 * 3_600_000;
 const TABS_TTL_MS: u64 = 30 * 24 * 3_600_000;
@@ -929,7 +934,7 @@ impl Store for RedisStore {
                     .arg(&state_key)
                     .arg(text)
                     .arg("PX")
-                    .arg(31 * 24 * 3_600_000u64)
+                    .arg(STATE_TTL_MS)
                     .ignore()
                     .cmd("ZADD")
                     .arg(&sites_key)
@@ -940,9 +945,14 @@ impl Store for RedisStore {
                     .arg(&changed_key)
                     .arg(1)
                     .ignore()
+                    .cmd("LTRIM")
+                    .arg(&changed_key)
+                    .arg(0)
+                    .arg(0)
+                    .ignore()
                     .cmd("PEXPIRE")
                     .arg(&changed_key)
-                    .arg(10_000)
+                    .arg(WAKE_TTL_MS)
                     .ignore()
                     .query::<Option<()>>(c)
             })
@@ -1692,6 +1702,21 @@ pub(crate) mod tests {
             "confirmed: an ordinary hold now"
         );
         assert_eq!(state.in_flight[0].until_ms, a.at_ms + 60_000);
+    }
+
+    #[test]
+    fn the_scripts_constants_are_the_crates() {
+        let lua = include_str!("redis/state.lua");
+        for (name, value) in [
+            ("SLACK", crate::decision::CLOCK_SLACK_MS),
+            ("CEILING", crate::decision::CEILING_MS),
+            ("MAX_BUDGET", u64::from(crate::decision::MAX_BUDGET_CALLS)),
+            ("STATE_TTL", STATE_TTL_MS),
+            ("WAKE_TTL", WAKE_TTL_MS),
+        ] {
+            let line = format!("local {name} = {value} ");
+            assert!(lua.contains(&line), "state.lua has no `{line}`");
+        }
     }
 
     #[test]
