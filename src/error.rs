@@ -99,6 +99,9 @@ pub enum Error {
         server: String,
         /// What went wrong and what to do, as the end of a sentence.
         problem: String,
+        /// The setup is wrong (the URL, the password, the build), so
+        /// retrying cannot help; otherwise the server may come back.
+        setup: bool,
     },
     /// A lock stayed held past the caller's deadline.
     LockTimeout {
@@ -218,7 +221,9 @@ impl fmt::Display for Error {
                     None => Ok(()),
                 }
             }
-            Error::Backend { server, problem } => {
+            Error::Backend {
+                server, problem, ..
+            } => {
                 write!(f, "the gate's Redis server `{server}` {problem}")
             }
             Error::LockTimeout { path } => write!(

@@ -60,6 +60,9 @@ pub fn failure_message(tool: Option<&str>, error: &Error) -> String {
         Error::LockTimeout { .. } => {
             "Retry in a minute; if this keeps happening, tell the user.".to_owned()
         }
+        Error::Backend { setup: true, .. } => {
+            "Retrying will not help: tell the user, who can fix pace-hook's `backend` setting.".to_owned()
+        }
         Error::Backend { .. } => {
             "Retry in a minute; if this keeps happening, tell the user, who can bring the server back or set on_backend_error = \"local\" to pace on this machine alone meanwhile.".to_owned()
         }

@@ -643,6 +643,8 @@ fn a_wrong_password_or_a_bad_url_is_a_one_line_error_not_a_hang() {
     let server = Server::start_with(&["--requirepass", "right-horse-battery"]);
     let url = |auth: &str| format!("redis://{auth}127.0.0.1:{}/0", server.port);
 
+    let setup =
+        "Retrying will not help: tell the user, who can fix pace-hook's `backend` setting.\n";
     let err = blocked_quickly(&url(":wrong-staple@"));
     assert!(err.contains(&format!("`{}`", url(":***@"))), "{err}");
     assert!(
@@ -650,6 +652,7 @@ fn a_wrong_password_or_a_bad_url_is_a_one_line_error_not_a_hang() {
         "{err}"
     );
     assert!(!err.contains("wrong-staple"), "{err}");
+    assert!(err.ends_with(setup), "{err}");
 
     let err = blocked_quickly(&url(""));
     assert!(err.contains("refused the user or password"), "{err}");
@@ -663,10 +666,17 @@ fn a_wrong_password_or_a_bad_url_is_a_one_line_error_not_a_hang() {
         "{err}"
     );
     assert!(!err.contains("pw-in-bad-url"), "{err}");
+    assert!(err.ends_with(setup), "{err}");
 
-    // Nothing listening.
+    let err = blocked_quickly(&format!("rediss://:pw@127.0.0.1:{}/0", server.port));
+    if !cfg!(feature = "redis-tls") {
+        assert!(err.contains("needs a pace-hook built with TLS"), "{err}");
+    }
+
+    // Nothing listening: the server may come back, so retrying may help.
     let err = blocked_quickly(&format!("redis://127.0.0.1:{}/0", free_port()));
     assert!(err.contains("refused the connection"), "{err}");
+    assert!(err.contains("Retry in a minute"), "{err}");
 
     // Listening, never answering: the command timeout ends it.
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -118,6 +118,7 @@ fn open_redis(url: &str, _root: &std::path::Path, _config: &Config) -> Result<Bo
     Err(Error::Backend {
         server: redact_url(url).0,
         problem: "needs a pace-hook built with Redis support (the `redis` feature, on by default); this one was built without it".to_owned(),
+        setup: true,
     })
 }
 

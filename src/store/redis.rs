@@ -250,39 +250,58 @@ impl Inner {
     /// The one-line error for `e`: the server, what went wrong, what to do.
     fn error(&self, e: &RedisError) -> Error {
         let detail = e.to_string();
-        let problem = if e.kind() == redis::ErrorKind::AuthenticationFailed
+        let (setup, problem) = if e.kind() == redis::ErrorKind::AuthenticationFailed
             || matches!(e.code(), Some("WRONGPASS" | "NOAUTH"))
         {
-            format!(
-                "refused the user or password pace-hook gave ({detail}); fix them in the `backend` URL (or PACE_HOOK_BACKEND)"
+            (
+                true,
+                format!(
+                    "refused the user or password pace-hook gave ({detail}); fix them in the `backend` URL (or PACE_HOOK_BACKEND)"
+                ),
             )
         } else if e.kind() == redis::ErrorKind::InvalidClientConfig {
-            format!(
-                "cannot be used: {detail}; write the URL as redis://[user:password@]host:port/db"
-            )
-        } else if e.is_timeout() {
-            format!(
-                "did not answer within {} s ({detail}); it may be overloaded, stopped or out of reach: check it and the network to it",
-                COMMAND_TIMEOUT.as_secs()
-            )
-        } else if e.is_connection_refusal() {
-            format!(
-                "refused the connection ({detail}); start it, or point `backend` (or PACE_HOOK_BACKEND) at one that runs"
-            )
-        } else if e.is_io_error() || e.is_connection_dropped() {
-            format!(
-                "cannot be reached ({detail}); check that it runs and that this machine can reach it"
+            (
+                true,
+                format!(
+                    "cannot be used: {detail}; write the URL as redis://[user:password@]host:port/db"
+                ),
             )
         } else if e.code() == Some("NOPERM") {
-            format!(
-                "does not let pace-hook's user run what the gate needs ({detail}); allow scripts, TIME, BLPOP and XADD on `{PREFIX}*`"
+            (
+                true,
+                format!(
+                    "does not let pace-hook's user run what the gate needs ({detail}); allow scripts, TIME, BLPOP and XADD on `{PREFIX}*`"
+                ),
+            )
+        } else if e.is_timeout() {
+            (
+                false,
+                format!(
+                    "did not answer within {} s ({detail}); it may be overloaded, stopped or out of reach: check it and the network to it",
+                    COMMAND_TIMEOUT.as_secs()
+                ),
+            )
+        } else if e.is_connection_refusal() {
+            (
+                false,
+                format!(
+                    "refused the connection ({detail}); start it, or point `backend` (or PACE_HOOK_BACKEND) at one that runs"
+                ),
+            )
+        } else if e.is_io_error() || e.is_connection_dropped() {
+            (
+                false,
+                format!(
+                    "cannot be reached ({detail}); check that it runs and that this machine can reach it"
+                ),
             )
         } else {
-            format!("answered with an error ({detail})")
+            (false, format!("answered with an error ({detail})"))
         };
         Error::Backend {
             server: self.server.clone(),
             problem: self.scrub(&problem),
+            setup,
         }
     }
 
@@ -432,12 +451,25 @@ impl RedisStore {
     /// an error here, where the caller can still fall back.
     pub fn open(url: &str, home: impl Into<PathBuf>, settings: Settings) -> Result<Self> {
         let (server, secret) = redact_url(url);
-        let client = redis::Client::open(url).map_err(|e| Error::Backend {
+        let unusable = |problem: String| Error::Backend {
             server: server.clone(),
-            problem: format!(
+            problem,
+            setup: true,
+        };
+        if !cfg!(feature = "redis-tls")
+            && url
+                .get(..9)
+                .is_some_and(|s| s.eq_ignore_ascii_case("rediss://"))
+        {
+            return Err(unusable(
+                "needs a pace-hook built with TLS (`cargo install --path . --features redis-tls`) for rediss://; this one was built without it".to_owned(),
+            ));
+        }
+        let client = redis::Client::open(url).map_err(|e| {
+            unusable(format!(
                 "is not a Redis URL pace-hook can use ({}); write it as redis://[user:password@]host:port/db, or rediss:// for TLS",
                 e.to_string().replace(['\n', '\r'], " ")
-            ),
+            ))
         })?;
         let store = Self {
             inner: Arc::new(Inner {
@@ -828,6 +860,7 @@ impl Store for RedisStore {
                 return Err(Error::Backend {
                     server: self.inner.server.clone(),
                     problem: format!("answered a step with an unknown code {other}"),
+                    setup: false,
                 });
             }
         };
