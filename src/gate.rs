@@ -408,22 +408,15 @@ impl<'a> Gate<'a> {
     }
 
     /// Record that `call` finished now on every site it was admitted to, and
-    /// on `revealed` sites its result showed it reached as well. Returns the
-    /// sites written and the finish time, so the log shows exactly what the
-    /// gate counts from; no sites if the call was not admitted by this gate
-    /// and revealed nothing.
-    pub fn finish(
-        &self,
-        call: &str,
-        agent: Option<&str>,
-        revealed: &[String],
-    ) -> Result<(Vec<String>, EpochMs)> {
+    /// on `revealed` sites its result showed it reached as well. Returns each
+    /// site written with the finish time written there, so the log shows
+    /// exactly what the gate counts from; nothing if the call was not
+    /// admitted by this gate and revealed nothing.
+    pub fn finish(&self, call: &str, agent: Option<&str>, revealed: &[String]) -> Result<Finished> {
         let record = self.store.take_call(call, agent)?;
         let (mut sites, interval) = match &record {
             Some(r) => (r.sites.clone(), r.interval_ms),
-            None if revealed.is_empty() => {
-                return Ok((Vec::new(), self.store.clock().now_ceil()));
-            }
+            None if revealed.is_empty() => return Ok(Finished::default()),
             None => (Vec::new(), 0),
         };
         for s in revealed {
@@ -431,11 +424,44 @@ impl<'a> Gate<'a> {
                 sites.push(s.clone());
             }
         }
-        let mut at = 0;
-        for site in &sites {
-            at = at.max(self.store.finish(site, call, interval)?);
+        let mut out = Vec::with_capacity(sites.len());
+        for site in sites {
+            let at = self.store.finish(&site, call, interval)?;
+            out.push((site, at));
         }
-        Ok((sites, at))
+        Ok(Finished(out))
+    }
+}
+
+/// What a finish wrote: each site, and the finish time written there.
+///
+/// The sites are written one after another, each at its own "now", so their
+/// times can differ by a millisecond (a Redis round trip crosses a
+/// millisecond boundary about a time in four). One time for all of them,
+/// the latest, would make `gaps` count a site's next admission from a later
+/// finish than the gate did, and report a gap one millisecond short that
+/// was not.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Finished(pub Vec<(String, EpochMs)>);
+
+impl Finished {
+    /// Whether no site was written.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The sites grouped by the time written, earliest first: one log
+    /// record each.
+    pub fn by_time(&self) -> Vec<(EpochMs, Vec<String>)> {
+        let mut groups: Vec<(EpochMs, Vec<String>)> = Vec::new();
+        for (site, at) in &self.0 {
+            match groups.iter_mut().find(|(t, _)| t == at) {
+                Some((_, sites)) => sites.push(site.clone()),
+                None => groups.push((*at, vec![site.clone()])),
+            }
+        }
+        groups.sort_by_key(|(t, _)| *t);
+        groups
     }
 }
 
@@ -488,5 +514,71 @@ fn with_retry(e: Error, policy: &Policy) -> Error {
             retry_after_ms: policy.hold_ms.saturating_add(policy.interval_ms),
         },
         e => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::{
+        clock::{Clock, FakeClock},
+        store::MemoryStore,
+    };
+
+    /// A fake clock that moves a millisecond at every finish it stamps, as
+    /// a round trip to a server can.
+    #[derive(Debug)]
+    struct Ticking(FakeClock);
+
+    impl Clock for Ticking {
+        fn now_floor(&self) -> EpochMs {
+            self.0.now_floor()
+        }
+        fn now_ceil(&self) -> EpochMs {
+            self.0.advance(1);
+            self.0.now_ceil()
+        }
+        fn until(&self, at: EpochMs) -> Duration {
+            self.0.until(at)
+        }
+        fn mono(&self) -> Mono {
+            self.0.mono()
+        }
+        fn sleep(&self, d: Duration) {
+            self.0.sleep(d)
+        }
+    }
+
+    #[test]
+    fn each_site_finished_keeps_its_own_time() {
+        let policy = Policy {
+            interval_ms: 100,
+            hold_ms: 10_000,
+            budget: None,
+        };
+        let store = MemoryStore::new(Arc::new(Ticking(FakeClock::new(1_000))), policy);
+        let gate = Gate::new(&store);
+        let arrived = store.clock().mono();
+        let req = [SiteRequest::new("a.com", policy)];
+        assert!(matches!(
+            gate.admit("x", &req, arrived, 1_000, None).unwrap(),
+            Turn::Admitted(_)
+        ));
+        let finished = gate.finish("x", None, &["b.com".to_owned()]).unwrap();
+        assert_eq!(
+            finished.0,
+            [("a.com".to_owned(), 1_001), ("b.com".to_owned(), 1_002)]
+        );
+        assert_eq!(
+            finished.by_time(),
+            [
+                (1_001, vec!["a.com".to_owned()]),
+                (1_002, vec!["b.com".to_owned()])
+            ]
+        );
+        let state = store.peek("a.com").unwrap();
+        assert_eq!(state.last_finish_ms, Some(1_001), "what the log says");
     }
 }

@@ -349,10 +349,9 @@ fn end_previous_call(
     if previous.call == call {
         return Ok(());
     }
-    let (sites, at) = gate.finish(&previous.call, Some(agent), &[])?;
-    if !sites.is_empty() {
+    for (at, sites) in gate.finish(&previous.call, Some(agent), &[])?.by_time() {
         let mut r = record(event, Kind::Finish, at);
-        r.call = Some(previous.call);
+        r.call = Some(previous.call.clone());
         r.tool = String::new();
         r.sites = sites;
         r.reason = Some("no Post came; ended by the agent's next call".to_owned());
@@ -408,13 +407,13 @@ fn post(event: &HookEvent) -> Result<(), PostFailure> {
     // The finish first: it is what the next call's wait counts from.
     let key = call_key(event);
     if event.tool_use_id.is_some() || !revealed.is_empty() {
-        let (sites, at) = Gate::new(store)
+        let finished = Gate::new(store)
             .finish(&key, event.agent().as_deref(), &revealed)
             .map_err(|e| not_recorded(&what, &e, &config))?;
-        if !sites.is_empty() {
+        for (at, sites) in finished.by_time() {
             let mut r = record(event, Kind::Finish, at);
             r.tool = tool.to_owned();
-            r.call = Some(key);
+            r.call = Some(key.clone());
             r.sites = sites;
             r.reason = (event.kind == EventKind::PostToolUseFailure).then(|| "failed".to_owned());
             store.log(&r);

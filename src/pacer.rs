@@ -191,11 +191,12 @@ impl Permit<'_> {
 
     fn record_finish(&self) -> Result<()> {
         let gate = Gate::new(self.pacer.store.as_ref());
-        let (sites, at) = gate.finish(&self.call, None, &[])?;
-        let mut r = Record::new(Kind::Finish, at, "run");
-        r.call = Some(self.call.clone());
-        r.sites = sites;
-        self.pacer.store.log(&r);
+        for (at, sites) in gate.finish(&self.call, None, &[])?.by_time() {
+            let mut r = Record::new(Kind::Finish, at, "run");
+            r.call = Some(self.call.clone());
+            r.sites = sites;
+            self.pacer.store.log(&r);
+        }
         Ok(())
     }
 }

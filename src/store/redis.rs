@@ -1683,8 +1683,12 @@ pub(crate) mod tests {
         else {
             panic!()
         };
-        let (sites, finished) = gate.finish("c1", Some("s1"), &[]).unwrap();
-        assert_eq!(sites, ["a.com"]);
+        let finished = gate.finish("c1", Some("s1"), &[]).unwrap();
+        let [(site, finished)] = &finished.0[..] else {
+            panic!("{finished:?}")
+        };
+        assert_eq!(site, "a.com");
+        let finished = *finished;
         let Turn::Admitted(second) = gate.admit("c2", &req, arrived, 5_000, Some("s2")).unwrap()
         else {
             panic!()
