@@ -88,7 +88,9 @@ use std::{
     time::Duration,
 };
 
-use redis::{Connection, ConnectionLike, RedisError, RedisResult, Script, Value};
+use redis::{
+    Connection, ConnectionLike, IntoConnectionInfo, RedisError, RedisResult, Script, Value,
+};
 
 use super::{
     Attempt, CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, RENEW_EVERY, Settings, Store,
@@ -465,12 +467,17 @@ impl RedisStore {
                 "needs a pace-hook built with TLS (`cargo install --path . --features redis-tls`) for rediss://; this one was built without it".to_owned(),
             ));
         }
-        let client = redis::Client::open(url).map_err(|e| {
+        let bad_url = |e: RedisError| {
             unusable(format!(
                 "is not a Redis URL pace-hook can use ({}); write it as redis://[user:password@]host:port/db, or rediss:// for TLS",
                 e.to_string().replace(['\n', '\r'], " ")
             ))
-        })?;
+        };
+        let info = url.into_connection_info().map_err(bad_url)?;
+        // No CLIENT SETINFO on connecting: without a password or a database
+        // to select, connecting then costs no round trip of its own.
+        let quiet = info.redis_settings().clone().set_skip_set_lib_name();
+        let client = redis::Client::open(info.set_redis_settings(quiet)).map_err(bad_url)?;
         let store = Self {
             inner: Arc::new(Inner {
                 client,
@@ -1033,6 +1040,13 @@ impl Store for RedisStore {
     }
 
     fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()> {
+        // Most events change nothing: look first, outside any transaction.
+        let mut map = self.tabs()?;
+        let before = map.clone();
+        f(&mut map);
+        if map == before {
+            return Ok(());
+        }
         let key = format!("{PREFIX}tabs");
         self.inner.run(|c| {
             redis::transaction(c, &[&key], |c, pipe| {
