@@ -13,8 +13,9 @@
 //! # What is atomic how
 //! - `try_admit` (drop lapsed leases, the lost-state rule, budgets,
 //!   [`SiteState::try_admit`]), `finish`, `cancel`, `confirm` and `extend`
-//!   are each one script (`redis/<step>.lua` after the prelude
-//!   `redis/state.lua`, which is `decision.rs` line for line): the server
+//!   are each one script (`redis/<step>.lua` after the preludes
+//!   `redis/base.lua` and `redis/state.lua`, which is `decision.rs` line for
+//!   line): the server
 //!   runs a script with nothing else in between, so no read-then-write ever
 //!   crosses the network. Scripts are sent by hash (`EVALSHA`) and loaded
 //!   again when the server answers `NOSCRIPT` (after a restart).
@@ -123,9 +124,9 @@ const LATE_MARGIN: Duration = Duration::from_millis(110);
 /// The gate log stream keeps about this many entries.
 pub const LOG_MAX: u64 = 20_000;
 /// How long a site's state lives after its last change; `STATE_TTL` in
-/// `redis/state.lua` says the same.
+/// `redis/base.lua` says the same.
 const STATE_TTL_MS: u64 = 31 * 24 * 3_600_000;
-/// How long a wake-up nobody took lasts; `WAKE_TTL` in `redis/state.lua`.
+/// How long a wake-up nobody took lasts; `WAKE_TTL` in `redis/base.lua`.
 const WAKE_TTL_MS: u64 = 10_000;
 const CALL_TTL_MS: u64 = 24 * 3_600_000;
 const AGENT_TTL_MS: u64 = 7 * 24 * 3_600_000;
@@ -136,42 +137,43 @@ const SEEN_FILE: &str = "redis-seen.json";
 /// Reply codes shared with the scripts.
 const CORRUPT: i64 = 9;
 
+/// One script: `redis/base.lua` (prefix, clock, numbers), for the steps on
+/// a site's state `redis/state.lua` (`decision.rs` in Lua), and the step
+/// itself; hashed (SHA-1, for `EVALSHA`) the first time it is used. Each is
+/// hashed on its own, and the queue's scripts leave `state.lua` out:
+/// hashing is the largest user-space cost of an event on this store (6 % of
+/// its samples under `perf` when all eleven were hashed up front).
 macro_rules! script {
-    ($name:literal) => {
-        Script::new(concat!(
-            include_str!("redis/state.lua"),
-            include_str!(concat!("redis/", $name, ".lua"))
-        ))
+    ($name:ident, $file:literal) => {
+        static $name: LazyLock<Script> = LazyLock::new(|| {
+            Script::new(concat!(
+                include_str!("redis/base.lua"),
+                include_str!("redis/state.lua"),
+                include_str!(concat!("redis/", $file, ".lua"))
+            ))
+        });
+    };
+    ($name:ident, $file:literal, base only) => {
+        static $name: LazyLock<Script> = LazyLock::new(|| {
+            Script::new(concat!(
+                include_str!("redis/base.lua"),
+                include_str!(concat!("redis/", $file, ".lua"))
+            ))
+        });
     };
 }
 
-struct Scripts {
-    hello: Script,
-    admit: Script,
-    finish: Script,
-    cancel: Script,
-    confirm: Script,
-    extend: Script,
-    check: Script,
-    join: Script,
-    ahead: Script,
-    leave: Script,
-    take_call: Script,
-}
-
-static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
-    hello: script!("hello"),
-    admit: script!("admit"),
-    finish: script!("finish"),
-    cancel: script!("cancel"),
-    confirm: script!("confirm"),
-    extend: script!("extend"),
-    check: script!("check"),
-    join: script!("join"),
-    ahead: script!("ahead"),
-    leave: script!("leave"),
-    take_call: script!("take_call"),
-});
+script!(ADMIT, "admit");
+script!(FINISH, "finish");
+script!(CANCEL, "cancel");
+script!(CONFIRM, "confirm");
+script!(EXTEND, "extend");
+script!(CHECK, "check");
+script!(HELLO, "hello", base only);
+script!(JOIN, "join", base only);
+script!(AHEAD, "ahead", base only);
+script!(LEAVE, "leave", base only);
+script!(TAKE_CALL, "take_call", base only);
 
 /// What the store and its places, leases and watches share: the server and
 /// the connections to it.
@@ -512,8 +514,7 @@ impl RedisStore {
         );
         let before = OffsetClock::local_us();
         let r: Reply = self.inner.run(|c| {
-            SCRIPTS
-                .hello
+            HELLO
                 .key(format!("{PREFIX}marker"))
                 .arg(PREFIX)
                 .arg(self.inner.clock_arg())
@@ -635,8 +636,7 @@ impl RedisStore {
     fn ahead(&self, site: &str, ticket: Option<u64>) -> Result<usize> {
         let queue = self.queue_key(site);
         let n: i64 = self.inner.run(|c| {
-            SCRIPTS
-                .ahead
+            AHEAD
                 .key(&queue)
                 .arg(PREFIX)
                 .arg(self.inner.clock_arg())
@@ -687,8 +687,7 @@ impl Drop for RedisPlace {
     fn drop(&mut self) {
         // Best effort: a place that cannot be removed lapses on its own.
         let _ = self.inner.run(|c| {
-            SCRIPTS
-                .leave
+            LEAVE
                 .key(&self.queue)
                 .arg(PREFIX)
                 .arg(self.inner.clock_arg())
@@ -766,9 +765,7 @@ impl Store for RedisStore {
     ) -> Result<Result<Box<dyn Place>, QueueTimeout>> {
         let queue = self.queue_key(site);
         let ticket: u64 = self.inner.run(|c| {
-            SCRIPTS
-                .join
-                .key(&queue)
+            JOIN.key(&queue)
                 .key(format!("{PREFIX}ticket"))
                 .arg(PREFIX)
                 .arg(self.inner.clock_arg())
@@ -842,7 +839,7 @@ impl Store for RedisStore {
             None => (String::new(), String::new()),
         };
         let r = self.step(
-            &SCRIPTS.admit,
+            &ADMIT,
             site,
             call,
             &[
@@ -891,12 +888,7 @@ impl Store for RedisStore {
 
     fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs> {
         let [li, lh] = self.lost_args();
-        let r = self.step(
-            &SCRIPTS.finish,
-            site,
-            call,
-            &[interval_ms.to_string(), li, lh],
-        )?;
+        let r = self.step(&FINISH, site, call, &[interval_ms.to_string(), li, lh])?;
         if r.int(0) == CORRUPT {
             return Err(self.corrupt(site, &r.text(1), &self.settings.lost));
         }
@@ -904,13 +896,13 @@ impl Store for RedisStore {
     }
 
     fn cancel(&self, site: &str, call: &str) -> Result<bool> {
-        self.found(&SCRIPTS.cancel, site, call, &self.lost_args())
+        self.found(&CANCEL, site, call, &self.lost_args())
     }
 
     fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool> {
         let [li, lh] = self.lost_args();
         self.found(
-            &SCRIPTS.confirm,
+            &CONFIRM,
             site,
             call,
             &[started.to_string(), hold_ms.to_string(), li, lh],
@@ -919,7 +911,7 @@ impl Store for RedisStore {
 
     fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool> {
         let [li, lh] = self.lost_args();
-        self.found(&SCRIPTS.extend, site, call, &[hold_ms.to_string(), li, lh])
+        self.found(&EXTEND, site, call, &[hold_ms.to_string(), li, lh])
     }
 
     fn update_backoff(
@@ -931,7 +923,7 @@ impl Store for RedisStore {
         // transaction below only ever meets readable ones.
         let [state_key, sites_key, changed_key] = self.site_keys(site);
         let [li, lh] = self.lost_args();
-        let r = self.step(&SCRIPTS.check, site, "", &[li, lh])?;
+        let r = self.step(&CHECK, site, "", &[li, lh])?;
         if r.int(0) == CORRUPT {
             return Err(self.corrupt(site, &r.text(1), &self.settings.lost));
         }
@@ -1118,7 +1110,7 @@ impl Store for RedisStore {
     fn take_call(&self, call: &str, agent: Option<&str>) -> Result<Option<CallRecord>> {
         let call_key = self.inner.key("call", call);
         let raw: Option<String> = self.inner.run(|c| {
-            let mut inv = SCRIPTS.take_call.prepare_invoke();
+            let mut inv = TAKE_CALL.prepare_invoke();
             if let Some(agent) = agent {
                 inv.key(self.inner.key("agent", agent));
             }
@@ -1757,7 +1749,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_scripts_constants_are_the_crates() {
-        let lua = include_str!("redis/state.lua");
+        let lua = include_str!("redis/base.lua");
         for (name, value) in [
             ("SLACK", crate::decision::CLOCK_SLACK_MS),
             ("CEILING", crate::decision::CEILING_MS),
@@ -1766,7 +1758,7 @@ pub(crate) mod tests {
             ("WAKE_TTL", WAKE_TTL_MS),
         ] {
             let line = format!("local {name} = {value} ");
-            assert!(lua.contains(&line), "state.lua has no `{line}`");
+            assert!(lua.contains(&line), "base.lua has no `{line}`");
         }
     }
 
