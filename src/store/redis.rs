@@ -15,16 +15,17 @@
 //!   [`SiteState::try_admit`]), `finish`, `cancel`, `confirm` and `extend`
 //!   are each one script (`redis/<step>.lua` after the preludes
 //!   `redis/base.lua` and `redis/state.lua`, which is `decision.rs` line for
-//!   line): the server
-//!   runs a script with nothing else in between, so no read-then-write ever
-//!   crosses the network. Scripts are sent by hash (`EVALSHA`) and loaded
-//!   again when the server answers `NOSCRIPT` (after a restart).
+//!   line): the server runs a script with nothing else in between, so no
+//!   read-then-write ever crosses the network. Scripts are sent by hash
+//!   (`EVALSHA`) and loaded again when the server answers `NOSCRIPT` (after
+//!   a restart).
 //! - Joining, leaving and reclaiming queue places are scripts too.
 //! - `update_backoff` is an optimistic transaction (`WATCH` the state, run
 //!   the closure here, `MULTI`/`EXEC`, again if the state changed meanwhile):
 //!   it is rare, and its closure cannot run on the server.
-//! - The tab map is the same kind of transaction. A call record is one
-//!   `MULTI` (with an agent) or one `SET`; taking it is one script.
+//! - The tab map is looked at first with a plain `GET` (most events change
+//!   nothing), and changed in the same kind of transaction. A call record
+//!   is one `MULTI` (with an agent) or one `SET`; taking it is one script.
 //! - The gate log is appended with `XADD` after the step it records, best
 //!   effort, as the file log is.
 //!
