@@ -123,7 +123,20 @@ fn main() {
         .compile(out_dir, "bench-rss", TRAMPOLINE_SRC)
         .or_else(|_| Link::Dynamic.compile(out_dir, "bench-rss", TRAMPOLINE_SRC))
         .expect("rustc builds the RSS trampoline");
-    let builds = builds();
+    let mut builds = builds();
+    // The Redis store, on a server on this machine: the default build again,
+    // its gate on the server instead of the files.
+    let redis = RedisServer::start();
+    if let Some(r) = &redis {
+        builds.push(Build {
+            label: "Redis store, loopback".to_owned(),
+            link: Link::Dynamic,
+            path: PathBuf::from(BIN),
+            tag: "redis",
+            scale: false,
+            backend: Some(r.url(0)),
+        });
+    }
     let node = which("node");
     let events = Events::load();
     let started = SystemTime::now();
@@ -134,7 +147,10 @@ fn main() {
 
     let homes: Vec<Home> = builds
         .iter()
-        .map(|b| Home::new(&work.root, &format!("one-{}", b.tag), &one_site_config()))
+        .map(|b| {
+            Home::new(&work.root, &format!("one-{}", b.tag), &one_site_config())
+                .on(b.backend.clone())
+        })
         .collect();
     let mut scales = Vec::new();
     for (i, b) in builds.iter().enumerate().filter(|(_, b)| b.scale) {
@@ -176,10 +192,37 @@ fn main() {
     eprintln!("bench: contention, {CONTENDERS} processes x {CALLS_EACH} calls");
     let contention = Home::new(&work.root, "contention", &contention_config());
     let calls = contend(&contention, &events);
+    let redis_contention = redis.as_ref().map(|r| {
+        eprintln!("bench: contention on the Redis store");
+        let home =
+            Home::new(&work.root, "contention-redis", &contention_config()).on(Some(r.url(1)));
+        let calls = contend(&home, &events);
+        (home, calls)
+    });
 
     per_event_section(&mut report, &cases, &floors, &builds, node.is_some());
     admitted_at_once(&mut report, &builds, &homes, &scaled);
-    contention_section(&mut report, &contention, &calls, &cases);
+    contention_section(
+        &mut report,
+        None,
+        &contention,
+        &calls,
+        &cases,
+        Group::OneSite(0),
+    );
+    match &redis_contention {
+        Some((home, calls)) => contention_section(
+            &mut report,
+            Some("Redis store, loopback"),
+            home,
+            calls,
+            &cases,
+            Group::OneSite(builds.len() - 1),
+        ),
+        None => report.push_str(
+            "`redis-server` is not installed: no Redis rows (`apt-get install -y redis-server`).\n\n",
+        ),
+    }
     scale_section(&mut report, &cases, &builds, &scaled);
     let took = started.elapsed().unwrap_or_default();
     let _ = writeln!(report, "Whole run: {:.0} s.", took.as_secs_f64());
@@ -197,6 +240,8 @@ struct Build {
     tag: &'static str,
     /// Whether it is also timed with a thousand sites and 64 waiters.
     scale: bool,
+    /// The backend its homes point at (`PACE_HOOK_BACKEND`); files if none.
+    backend: Option<String>,
 }
 
 /// This build, the static ones `scripts/bench` made, and the one to compare
@@ -213,6 +258,7 @@ fn builds() -> Vec<Build> {
         path: PathBuf::from(BIN),
         tag: "one",
         scale: true,
+        backend: None,
     }];
     for (link, var, tag) in [
         (
@@ -229,6 +275,7 @@ fn builds() -> Vec<Build> {
                 path,
                 tag,
                 scale: false,
+                backend: None,
             });
         }
     }
@@ -240,9 +287,58 @@ fn builds() -> Vec<Build> {
             path: PathBuf::from(path),
             tag: "cmp",
             scale: true,
+            backend: None,
         });
     }
     builds
+}
+
+/// A `redis-server` for the Redis store's rows, on a free loopback port with
+/// persistence off; killed when dropped. `None` (and a note in the report)
+/// where `redis-server` is not installed.
+struct RedisServer {
+    child: Child,
+    port: u16,
+}
+
+impl RedisServer {
+    fn start() -> Option<Self> {
+        let program = which("redis-server")?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .ok()?
+            .local_addr()
+            .ok()?
+            .port();
+        let mut child = Command::new(program)
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(Self { child, port });
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
+    }
+
+    /// Database `db` of this server: each run gets its own.
+    fn url(&self, db: u8) -> String {
+        format!("redis://127.0.0.1:{}/{db}", self.port)
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// A build's thousand-site state directory and the processes waiting in it.
@@ -391,6 +487,7 @@ impl Drop for WorkDir {
 struct Home {
     root: PathBuf,
     config: PathBuf,
+    backend: Option<String>,
 }
 
 impl Home {
@@ -402,14 +499,25 @@ impl Home {
         Self {
             root,
             config: config_path,
+            backend: None,
         }
     }
 
+    /// This home, its gate on `backend` (a Redis URL) if any.
+    fn on(mut self, backend: Option<String>) -> Self {
+        self.backend = backend;
+        self
+    }
+
     fn env(&self) -> Vec<(&'static str, PathBuf)> {
-        vec![
+        let mut env = vec![
             ("PACE_HOOK_HOME", self.root.clone()),
             ("PACE_HOOK_CONFIG", self.config.clone()),
-        ]
+        ];
+        if let Some(url) = &self.backend {
+            env.push(("PACE_HOOK_BACKEND", PathBuf::from(url)));
+        }
+        env
     }
 
     fn log(&self) -> Vec<LogLine> {
@@ -599,6 +707,7 @@ impl Program {
         c.args(&self.args)
             .env_remove("PACE_HOOK_HOME")
             .env_remove("PACE_HOOK_CONFIG")
+            .env_remove("PACE_HOOK_BACKEND")
             .env_remove("CLAUDE_PROJECT_DIR")
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
@@ -1379,7 +1488,10 @@ fn queued_admissions(home: &Home, prefix: &str) -> (usize, usize) {
     let log = home.log();
     let admits: Vec<&LogLine> = log
         .iter()
-        .filter(|l| l.event == "admit" && l.call.starts_with(prefix))
+        // Calls are keyed `agent#id`; the bench made the id.
+        .filter(|l| {
+            l.event == "admit" && l.call.rsplit('#').next().unwrap_or("").starts_with(prefix)
+        })
         .collect();
     let queued = admits
         .iter()
@@ -1409,9 +1521,25 @@ fn admitted_at_once(out: &mut String, builds: &[Build], homes: &[Home], scaled: 
     );
 }
 
-fn contention_section(out: &mut String, home: &Home, calls: &[Call], cases: &[Case]) {
+/// Sections 2 to 4 for one contention run; `store` names the store when it
+/// is not the files (the sections are then numbered 2b to 4b).
+fn contention_section(
+    out: &mut String,
+    store: Option<&str>,
+    home: &Home,
+    calls: &[Call],
+    cases: &[Case],
+    baseline: Group,
+) {
+    let (b, on) = match store {
+        Some(s) => ("b", format!(", {s}")),
+        None => ("", String::new()),
+    };
     let log = home.log();
-    let g = gaps(&log, "s1");
+    // The gate keys the site by its registrable domain, and a call by its
+    // agent and id (`bench-contender-3#c03-7`); the bench knows the id.
+    let g = gaps(&log, "s1.test");
+    let id_of = |call: &str| call.rsplit('#').next().unwrap_or(call).to_owned();
     let interval = CONTENTION_INTERVAL_MS as i64;
     let mut over: Vec<i64> = g.gaps.iter().map(|gap| gap - interval).collect();
     over.sort_unstable();
@@ -1428,7 +1556,7 @@ fn contention_section(out: &mut String, home: &Home, calls: &[Call], cases: &[Ca
         .count();
     let _ = writeln!(
         out,
-        "### 2. Gap precision under contention\n\n\
+        "### 2{b}. Gap precision under contention{on}\n\n\
          {CONTENDERS} processes, one site, interval {CONTENTION_INTERVAL_MS} ms, {CALLS_EACH} calls \
          each (Pre → {} ms of work → Post), each process an agent of its own; {} calls, {} \
          failed, {unposted} finished other than by their Post. Every finish → next admission \
@@ -1483,7 +1611,7 @@ fn contention_section(out: &mut String, home: &Home, calls: &[Call], cases: &[Ca
         calls.iter().map(|c| (c.id.as_str(), c.spawned)).collect();
     let by_spawn: Vec<Duration> = admits
         .iter()
-        .filter_map(|l| spawned.get(l.call.as_str()).copied())
+        .filter_map(|l| spawned.get(id_of(&l.call).as_str()).copied())
         .collect();
     let spawn_inversions = inversions(&by_spawn);
     // Pairs spawned further apart than start-up jitter can explain.
@@ -1497,7 +1625,7 @@ fn contention_section(out: &mut String, home: &Home, calls: &[Call], cases: &[Ca
     }
     let _ = writeln!(
         out,
-        "### 3. Fairness\n\n\
+        "### 3{b}. Fairness{on}\n\n\
          Same run. Admission order (gate log) against the order of the queue tickets, which are \
          taken in arrival order: **{} inversions** among {} queued admissions (goal 0: {}). \
          {unqueued} admission(s) took the fast path without a ticket. Against the order the \
@@ -1512,19 +1640,19 @@ fn contention_section(out: &mut String, home: &Home, calls: &[Call], cases: &[Ca
     );
 
     // Cost of waiting.
-    let waited: HashMap<&str, u64> = log
+    let waited: HashMap<String, u64> = log
         .iter()
         .filter(|l| l.event == "admit")
-        .filter_map(|l| Some((l.call.as_str(), l.waited_ms?)))
+        .filter_map(|l| Some((id_of(&l.call), l.waited_ms?)))
         .collect();
     let baseline = cases
         .iter()
-        .find(|c| c.group == Group::OneSite(0) && c.name.starts_with("paced"))
+        .find(|c| c.group == baseline && c.name.starts_with("paced"))
         .map(|c| summary(c).cpu)
         .unwrap_or(0.0);
     let (mut cpu, mut wait_ms, mut n) = (0.0, 0u64, 0);
     for c in calls {
-        if let Some(w) = waited.get(c.id.as_str()) {
+        if let Some(w) = waited.get(&c.id) {
             cpu += ms(c.pre.cpu);
             wait_ms += w;
             n += 1;
@@ -1535,7 +1663,7 @@ fn contention_section(out: &mut String, home: &Home, calls: &[Call], cases: &[Ca
     let net = (cpu - n as f64 * baseline).max(0.0) / secs.max(1e-9);
     let _ = writeln!(
         out,
-        "### 4. Cost of waiting\n\n\
+        "### 4{b}. Cost of waiting{on}\n\n\
          Same run: the {n} Pre processes waited {secs:.1} s in all and used {cpu:.1} ms of CPU \
          (user + sys, from `wait4`): **{gross:.3} ms of CPU per second waited** (goal ≤ \
          {GOAL_WAIT_CPU_MS_PER_S} ms: {}). Less the CPU of an event admitted at once \

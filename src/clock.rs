@@ -13,7 +13,10 @@
 //! clock steps included, without sleeping.
 
 use std::{
-    sync::{Mutex, OnceLock},
+    sync::{
+        Mutex, OnceLock,
+        atomic::{AtomicI64, Ordering},
+    },
     time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
@@ -125,6 +128,58 @@ impl Clock for SystemClock {
     }
 }
 
+/// The system clock set to another machine's wall time: the Redis store's
+/// clock, whose readings are the server's (as last measured, to within a
+/// round trip), so that what this process stamps on its own (a log line, a
+/// tab's `seen_ms`, a message's "free in") agrees with the times the server
+/// compares. Admissions and finishes never come from here: the server's
+/// scripts take them from its `TIME`.
+#[derive(Debug, Default)]
+pub struct OffsetClock {
+    offset_us: AtomicI64,
+}
+
+impl OffsetClock {
+    /// Set the server's time minus this machine's, in µs.
+    pub fn set_offset_us(&self, us: i64) {
+        self.offset_us.store(us, Ordering::Relaxed);
+    }
+
+    /// This machine's wall clock in µs since the epoch, the base the offset
+    /// is measured from.
+    pub fn local_us() -> i64 {
+        SystemClock::since_epoch().as_micros() as i64
+    }
+
+    fn now_us(&self) -> u64 {
+        Self::local_us()
+            .saturating_add(self.offset_us.load(Ordering::Relaxed))
+            .max(0) as u64
+    }
+}
+
+impl Clock for OffsetClock {
+    fn now_floor(&self) -> EpochMs {
+        self.now_us() / 1000
+    }
+
+    fn now_ceil(&self) -> EpochMs {
+        self.now_us().div_ceil(1000)
+    }
+
+    fn until(&self, at: EpochMs) -> Duration {
+        Duration::from_micros(at.saturating_mul(1000).saturating_sub(self.now_us()))
+    }
+
+    fn mono(&self) -> Mono {
+        SystemClock.mono()
+    }
+
+    fn sleep(&self, d: Duration) {
+        SystemClock.sleep(d)
+    }
+}
+
 /// A clock that only moves when told to, or when someone sleeps on it, for
 /// timeline tests. The wall clock can also be stepped on its own, as NTP or a
 /// user does, while the monotonic scale goes on.
@@ -230,6 +285,20 @@ mod tests {
         assert_eq!(c.mono(), m);
         c.step_wall(5);
         assert_eq!(c.now_floor(), 40_005);
+    }
+
+    #[test]
+    fn an_offset_clock_reads_the_other_machines_time() {
+        let c = OffsetClock::default();
+        c.set_offset_us(-3_600_000_000);
+        let here = SystemClock.now_floor();
+        let there = c.now_floor();
+        assert!(
+            here - there >= 3_599_999 && here - there <= 3_600_100,
+            "{here} {there}"
+        );
+        assert!(c.now_ceil() >= there);
+        assert_eq!(c.until(there), Duration::ZERO);
     }
 
     #[test]

@@ -91,6 +91,18 @@ pub enum Error {
         /// How long the site now stays busy.
         retry_after_ms: u64,
     },
+    /// The shared backend (a Redis server) could not be used: unreachable,
+    /// too slow, refusing the credentials, answering errors, or named by a
+    /// URL that does not parse.
+    Backend {
+        /// The server's URL with any password masked: never print a password.
+        server: String,
+        /// What went wrong and what to do, as the end of a sentence.
+        problem: String,
+        /// The setup is wrong (the URL, the password, the build), so
+        /// retrying cannot help; otherwise the server may come back.
+        setup: bool,
+    },
     /// A lock stayed held past the caller's deadline.
     LockTimeout {
         /// The lock file.
@@ -224,7 +236,7 @@ impl fmt::Display for Error {
             } => {
                 write!(
                     f,
-                    "state file `{}` was unreadable, so the site counts as busy (a call may have been in flight); it was reset to stay busy for {}",
+                    "the state `{}` was unreadable, so the site counts as busy (a call may have been in flight); it was reset to stay busy for {}",
                     path.display(),
                     crate::duration::format_duration(*retry_after_ms)
                 )?;
@@ -232,6 +244,11 @@ impl fmt::Display for Error {
                     Some(m) => write!(f, ", and what was there kept in `{}`", m.display()),
                     None => Ok(()),
                 }
+            }
+            Error::Backend {
+                server, problem, ..
+            } => {
+                write!(f, "the gate's Redis server `{server}` {problem}")
             }
             Error::LockTimeout { path } => write!(
                 f,

@@ -60,7 +60,7 @@ impl SiteRequest {
 }
 
 /// A random number from the kernel; the time's nanoseconds if that fails.
-fn random_u64() -> u64 {
+pub(crate) fn random_u64() -> u64 {
     let mut buf = [0u8; 8];
     // SAFETY: buf is valid for its length.
     let n = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0) };

@@ -4,7 +4,7 @@
 
 use crate::{
     clock::Mono,
-    config::{Config, format_duration},
+    config::{Config, OnBackendError, format_duration},
     error::{Error, Result},
     event::{EventKind, HookEvent},
     gate::{Gate, SiteRequest, Spent, Turn},
@@ -21,8 +21,10 @@ pub enum Outcome {
     Pass,
     /// Block it; the text is for the model.
     Block(String),
-    /// A Post done, with something the model should know (a site asked for
-    /// less traffic): given to it as the hook's `additionalContext`.
+    /// Let the call go on (or, for a Post, done), and tell the model this:
+    /// the hook's `additionalContext` on stdout, since exit 0 shows stderr
+    /// to nobody. A site asked for less traffic; the shared gate fell back
+    /// to this machine's.
     Tell(String),
 }
 
@@ -59,6 +61,12 @@ pub fn failure_message(tool: Option<&str>, error: &Error) -> String {
         Error::CorruptState { .. } => "Retry the call after that wait.".to_owned(),
         Error::LockTimeout { .. } => {
             "Retry in a minute; if this keeps happening, tell the user.".to_owned()
+        }
+        Error::Backend { setup: true, .. } => {
+            "Retrying will not help: tell the user, who can fix pace-hook's `backend` setting.".to_owned()
+        }
+        Error::Backend { .. } => {
+            "Retry in a minute; if this keeps happening, tell the user, who can bring the server back or set on_backend_error = \"local\" to pace on this machine alone meanwhile.".to_owned()
         }
         // The error itself says what to remove or change.
         Error::Tampered { .. } | Error::UnsafeStateDir { .. } => {
@@ -178,7 +186,27 @@ fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
         Verdict::Pace { target, label } => {
             let config = config()?;
             let store = store::open(config)?;
-            pace(event, config, store.as_ref(), &target, label, arrived)
+            let outcome = match pace(
+                event,
+                config,
+                store.as_ref(),
+                &target,
+                label.clone(),
+                arrived,
+            ) {
+                // The shared gate failed midway (it went down while this
+                // call waited): with `on_backend_error = "local"`, pace the
+                // call on this machine's gate instead, in the time left.
+                Err(e @ Error::Backend { .. })
+                    if config.on_backend_error == OnBackendError::Local =>
+                {
+                    let local = store::fall_back(crate::state_dir::default_root()?, config, &e)?;
+                    let outcome = pace(event, config, local.as_ref(), &target, label, arrived)?;
+                    return Ok(noted(outcome, local.warning()));
+                }
+                other => other?,
+            };
+            Ok(noted(outcome, store.warning()))
         }
     }
 }
@@ -199,6 +227,15 @@ fn log_unknown(event: &HookEvent) {
         r.reason =
             Some("no profile or [[tool]] rule knows this tool; it passed unpaced".to_owned());
         crate::log::append(&dir, &r);
+    }
+}
+
+/// `outcome`, with the store's warning for the model, if it has one.
+fn noted(outcome: Outcome, warning: Option<&str>) -> Outcome {
+    match (outcome, warning) {
+        (Outcome::Pass, Some(w)) => Outcome::Tell(w.to_owned()),
+        (Outcome::Block(m), Some(w)) => Outcome::Block(one_line(&format!("{m} {w}"))),
+        (outcome, _) => outcome,
     }
 }
 

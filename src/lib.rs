@@ -167,9 +167,10 @@ fn run_hook(stdin: impl Read, arrived: Mono) -> Exit {
     match hook::handle(&event, arrived) {
         Ok(Outcome::Pass) => Exit::Success,
         Ok(Outcome::Tell(text)) => {
-            // PostToolUse's JSON answer: the text reaches the model as
-            // context; exit 0 keeps it a success.
+            // The hook's JSON answer: the text reaches the model as context;
+            // exit 0 lets the call go on (or keeps a Post a success).
             let name = match &event.kind {
+                EventKind::PreToolUse => "PreToolUse",
                 EventKind::PostToolUseFailure => "PostToolUseFailure",
                 _ => "PostToolUse",
             };

@@ -41,6 +41,10 @@ pub enum Kind {
     /// An admission taken back before the call went (it was held up past
     /// its hold and queued again): it sent nothing.
     Cancel,
+    /// Something about the shared backend: it was found empty (a fresh
+    /// gate), or could not be reached and the gate fell back to this
+    /// machine's files. The reason says which.
+    Backend,
 }
 
 /// One line of the log.

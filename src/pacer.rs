@@ -53,19 +53,12 @@ impl Pacer {
         Ok(Self { store, config })
     }
 
-    /// The file gate in state directory `root`, with `config`.
+    /// The gate `config` points at (its `backend`), with this machine's
+    /// state in directory `root`: the file gate itself, or the local gate
+    /// log beside a shared one.
     pub fn new(root: impl Into<std::path::PathBuf>, config: Config) -> Result<Self> {
-        let store = store::FileStore::open(
-            root,
-            store::file::Settings {
-                lost: config.policy_of(None),
-                stale_after_ms: config.stale_after_ms,
-            },
-        )?;
-        Ok(Self {
-            store: Box::new(store),
-            config,
-        })
+        let store = store::open_in(root.into(), &config)?;
+        Ok(Self { store, config })
     }
 
     /// The gates for `site_or_url`: a configured site's name (all its

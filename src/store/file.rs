@@ -62,28 +62,7 @@ use crate::{
     state_dir::{Dir, Mode},
 };
 
-/// What the store needs from the config: the policy a lost state is rebuilt
-/// with, and when a queue place is reclaimed regardless of its owner.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
-    /// Interval and hold for a site whose state was lost.
-    pub lost: Policy,
-    /// Age after which a queue place is reclaimed even if its owner renews it.
-    pub stale_after_ms: u64,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            lost: Policy {
-                interval_ms: crate::config::DEFAULT_INTERVAL_MS,
-                hold_ms: crate::config::DEFAULT_HOLD_MS,
-                budget: None,
-            },
-            stale_after_ms: crate::config::DEFAULT_STALE_AFTER_MS,
-        }
-    }
-}
+pub use super::Settings;
 
 /// The gate's directory on this machine.
 pub struct FileStore {
@@ -91,6 +70,7 @@ pub struct FileStore {
     root: OnceLock<Result<Dir, String>>,
     clock: Arc<dyn Clock>,
     settings: Settings,
+    warning: Option<String>,
 }
 
 impl std::fmt::Debug for FileStore {
@@ -120,7 +100,15 @@ impl FileStore {
             root: OnceLock::new(),
             clock,
             settings,
+            warning: None,
         })
+    }
+
+    /// This store, standing in for a shared one that could not be used:
+    /// [`Store::warning`] returns `warning`.
+    pub fn with_warning(mut self, warning: String) -> Self {
+        self.warning = Some(warning);
+        self
     }
 
     /// The store's directory.
@@ -1028,6 +1016,10 @@ impl Store for FileStore {
 
     fn describe(&self) -> String {
         format!("files in `{}`", self.path.display())
+    }
+
+    fn warning(&self) -> Option<&str> {
+        self.warning.as_deref()
     }
 }
 

@@ -28,34 +28,141 @@
 //! A caller whose place was reclaimed while it was stopped finds out through
 //! [`Place::still_held`] or a failed [`Store::confirm`] and starts over.
 
-use std::{collections::BTreeMap, time::Duration};
+use std::{collections::BTreeMap, path::PathBuf, time::Duration};
 
 use serde::{Deserialize, Serialize};
 
 use crate::{
     clock::{Clock, EpochMs, Mono},
+    config::{Backend, Config, OnBackendError},
     decision::{Decision, Policy, SiteState},
-    error::Result,
-    log::Record,
+    error::{Error, Result},
+    log::{Kind, Record},
 };
 
 pub mod file;
 mod heartbeat;
 pub mod memory;
+#[cfg(feature = "redis")]
+pub mod redis;
 
 pub use file::FileStore;
 pub use memory::MemoryStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisStore;
 
-/// The store the config asks for: the file store in the state directory.
-pub fn open(config: &crate::config::Config) -> Result<Box<dyn Store>> {
-    let root = crate::state_dir::default_root()?;
-    Ok(Box::new(FileStore::open(
-        root,
-        file::Settings {
+/// What a store needs from the config: the policy a lost state is rebuilt
+/// with, and when a queue place is reclaimed regardless of its owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Interval and hold for a site whose state was lost.
+    pub lost: Policy,
+    /// Age after which a queue place is reclaimed even if its owner renews it.
+    pub stale_after_ms: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            lost: Policy {
+                interval_ms: crate::config::DEFAULT_INTERVAL_MS,
+                hold_ms: crate::config::DEFAULT_HOLD_MS,
+                budget: None,
+            },
+            stale_after_ms: crate::config::DEFAULT_STALE_AFTER_MS,
+        }
+    }
+}
+
+impl Settings {
+    /// The settings `config` gives.
+    pub fn of(config: &Config) -> Self {
+        Self {
             lost: config.policy_of(None),
             stale_after_ms: config.stale_after_ms,
-        },
-    )?))
+        }
+    }
+}
+
+/// The store the config asks for, with this machine's state in the state
+/// directory (see [`crate::state_dir::default_root`]).
+pub fn open(config: &Config) -> Result<Box<dyn Store>> {
+    open_in(crate::state_dir::default_root()?, config)
+}
+
+/// The store the config asks for, with this machine's state (the file gate,
+/// or the local gate log beside a shared one) in `root`. A shared backend
+/// that cannot be used is an error ([`Error::Backend`]), or with
+/// `on_backend_error = "local"` the file gate in `root`, which says so in
+/// its log and through [`Store::warning`].
+pub fn open_in(root: PathBuf, config: &Config) -> Result<Box<dyn Store>> {
+    let url = match &config.backend {
+        Backend::File => return Ok(Box::new(FileStore::open(root, Settings::of(config))?)),
+        Backend::Redis(url) => url,
+    };
+    match open_redis(url, &root, config) {
+        Err(e @ Error::Backend { .. }) if config.on_backend_error == OnBackendError::Local => {
+            fall_back(root, config, &e)
+        }
+        other => other,
+    }
+}
+
+#[cfg(feature = "redis")]
+fn open_redis(url: &str, root: &std::path::Path, config: &Config) -> Result<Box<dyn Store>> {
+    Ok(Box::new(RedisStore::open(url, root, Settings::of(config))?))
+}
+
+#[cfg(not(feature = "redis"))]
+fn open_redis(url: &str, _root: &std::path::Path, _config: &Config) -> Result<Box<dyn Store>> {
+    Err(Error::Backend {
+        server: redact_url(url).0,
+        problem: "needs a pace-hook built with Redis support (the `redis` feature, on by default); this one was built without it".to_owned(),
+        setup: true,
+    })
+}
+
+/// The file gate in `root`, standing in for a shared backend that failed
+/// with `error`: one line in the gate log, and a warning for the model.
+pub fn fall_back(root: PathBuf, config: &Config, error: &Error) -> Result<Box<dyn Store>> {
+    let store = FileStore::open(root, Settings::of(config))?.with_warning(format!(
+        "pace-hook could not use its shared gate ({error}), so it paced this call only against other calls on this machine (on_backend_error = \"local\"): calls from other machines to the same site may come closer together than the interval. Tell the user if this keeps happening."
+    ));
+    let mut r = Record::new(Kind::Backend, store.clock().now_floor(), "");
+    r.reason = Some(format!(
+        "fell back to this machine's file gate (on_backend_error = \"local\"): {error}"
+    ));
+    store.log(&r);
+    Ok(Box::new(store))
+}
+
+/// A backend URL fit to print, and the password it held: the password (or
+/// a user given without one, which some write for a password) is shown as
+/// `***`. Works on any text, so that even a URL that does not parse is
+/// never printed with its password.
+pub(crate) fn redact_url(url: &str) -> (String, Option<String>) {
+    let Some(scheme_end) = url.find("://") else {
+        return (url.to_owned(), None);
+    };
+    let rest = &url[scheme_end + 3..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    let Some(at) = authority.rfind('@') else {
+        return (url.to_owned(), None);
+    };
+    let (shown, secret) = match authority[..at].split_once(':') {
+        Some((user, password)) => (format!("{user}:***"), password),
+        None => ("***".to_owned(), &authority[..at]),
+    };
+    (
+        format!(
+            "{}://{shown}@{}{}",
+            &url[..scheme_end],
+            &authority[at + 1..],
+            &rest[authority_end..]
+        ),
+        (!secret.is_empty()).then(|| secret.to_owned()),
+    )
 }
 
 /// How often a waiting process renews its places and leases.
@@ -281,4 +388,41 @@ pub trait Store: Send + Sync {
 
     /// Where this store keeps its state, for messages (`status`, `doctor`).
     fn describe(&self) -> String;
+
+    /// What the model should be told about this store, if anything: that it
+    /// stands in for a shared backend that could not be used.
+    fn warning(&self) -> Option<&str> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_is_never_shown() {
+        assert_eq!(
+            redact_url("redis://user:s3cret@host:6379/0"),
+            (
+                "redis://user:***@host:6379/0".to_owned(),
+                Some("s3cret".to_owned())
+            )
+        );
+        assert_eq!(
+            redact_url("rediss://:s3cret@host"),
+            ("rediss://:***@host".to_owned(), Some("s3cret".to_owned()))
+        );
+        assert_eq!(
+            redact_url("redis://s3cret@host/1"),
+            ("redis://***@host/1".to_owned(), Some("s3cret".to_owned()))
+        );
+        // `@` in the password, and a path with `@`: the authority ends at `/`.
+        assert_eq!(
+            redact_url("redis://u:p@ss@host/x@y").0,
+            "redis://u:***@host/x@y"
+        );
+        assert_eq!(redact_url("redis://host:6379").0, "redis://host:6379");
+        assert_eq!(redact_url("not a url").0, "not a url");
+    }
 }
