@@ -230,6 +230,27 @@ impl Soak {
         while !self.stop.load(Ordering::Relaxed) {
             thread::sleep(Duration::from_millis(3_000 + rng.below(4_000)));
             let site = SITES[rng.below(SITES.len() as u64) as usize];
+            if let Some(url) = std::env::var("PACE_HOOK_BACKEND")
+                .ok()
+                .filter(|u| u.starts_with("redis"))
+            {
+                // The shared store's state of the site, torn the same way.
+                let torn = Command::new("redis-cli")
+                    .args([
+                        "-u",
+                        &url,
+                        "SET",
+                        &format!("pace-hook:site:{site}"),
+                        "{\"site\": \"a",
+                    ])
+                    .stdout(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success());
+                if torn {
+                    self.counts.torn.fetch_add(1, Ordering::Relaxed);
+                }
+                continue;
+            }
             let path = self.home.join("sites").join(site).join("state.json");
             if let Ok(bytes) = fs::read(&path)
                 && !bytes.is_empty()
@@ -398,7 +419,8 @@ fn report(soak: &Soak, seconds: u64, callers: usize, work: &Path) {
     let c = &soak.counts;
     let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
     println!(
-        "pace-hook soak: {seconds} s, {callers} callers, sites {SITES:?}, interval {INTERVAL_MS} ms, hold {HOLD_MS} ms"
+        "pace-hook soak: {seconds} s, {callers} callers, sites {SITES:?}, interval {INTERVAL_MS} ms, hold {HOLD_MS} ms, store {}",
+        std::env::var("PACE_HOOK_BACKEND").unwrap_or_else(|_| "files".to_owned())
     );
     println!(
         "  Pre processes {}: admitted {}, blocked {}, SIGKILLed {}, SIGSTOPped {} (of which then killed {})",

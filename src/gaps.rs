@@ -56,84 +56,99 @@ pub fn is_duplicate(r: &Record) -> bool {
 /// steps the gate applies, and an admission earlier than the state allows
 /// is a short gap.
 pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
-    let mut order: Vec<&Record> = records
+    // One step per site of each record, at that site's own time: a call
+    // that needs several sites takes them one after another (admitted_ms),
+    // and its finish is written on them one after another (finished_ms).
+    struct Step<'r> {
+        at: EpochMs,
+        seq: usize,
+        record: &'r Record,
+        site: usize,
+    }
+    let mut steps: Vec<Step<'_>> = Vec::new();
+    for r in records
         .iter()
-        .filter(|r| {
-            matches!(r.event, Kind::Admit | Kind::Finish | Kind::Cancel) && !is_duplicate(r)
-        })
-        .collect();
-    // A record is placed at its earliest site's time.
-    order.sort_by_key(|r| {
-        r.finished_ms
-            .iter()
-            .chain(&r.admitted_ms)
-            .copied()
-            .min()
-            .unwrap_or(r.ts)
-    });
+        .filter(|r| matches!(r.event, Kind::Admit | Kind::Finish | Kind::Cancel))
+        .filter(|r| !is_duplicate(r))
+    {
+        for i in 0..r.sites.len() {
+            let own = match r.event {
+                Kind::Admit => r.admitted_ms.get(i),
+                Kind::Finish => r.finished_ms.get(i),
+                _ => None,
+            };
+            steps.push(Step {
+                at: own.copied().unwrap_or(r.ts).min(r.ts),
+                seq: steps.len(),
+                record: r,
+                site: i,
+            });
+        }
+    }
+    steps.sort_by_key(|s| (s.at, s.seq));
     let mut tools: BTreeMap<&str, &str> = BTreeMap::new();
     let mut sites: BTreeMap<String, (SiteState, BTreeMap<String, EpochMs>)> = BTreeMap::new();
     let mut out: BTreeMap<String, Vec<Gap>> = BTreeMap::new();
-    for r in order {
+    for Step {
+        at,
+        record: r,
+        site: i,
+        ..
+    } in steps
+    {
         let call = r.call.as_deref().unwrap_or("");
+        let site = &r.sites[i];
         if r.event == Kind::Admit {
             tools.insert(call, &r.tool);
         }
-        for (i, site) in r.sites.iter().enumerate() {
-            let (state, finishes) = sites
-                .entry(site.clone())
-                .or_insert_with(|| (SiteState::new(site), BTreeMap::new()));
-            let interval_ms = r
-                .intervals_ms
-                .get(i)
-                .copied()
-                .or(r.interval_ms)
-                .unwrap_or(0);
-            match r.event {
-                Kind::Admit => {
-                    // A site taken before the call's last one was held from
-                    // then until a hold after the last one let it in.
-                    let at = r.admitted_ms.get(i).copied().unwrap_or(r.ts).min(r.ts);
-                    let policy = Policy {
-                        interval_ms,
-                        hold_ms: r.hold_ms.unwrap_or(0).saturating_add(r.ts - at),
-                        budget: None,
-                    };
-                    if let (Some(busy), Some(ready)) = (state.busy_until(), state.ready_at(&policy))
-                    {
-                        let by = state
-                            .in_flight
-                            .iter()
-                            .find(|f| f.until_ms == busy)
-                            .map(|f| f.call.clone())
-                            .or_else(|| {
-                                finishes
-                                    .iter()
-                                    .find(|(_, t)| **t == busy)
-                                    .map(|(c, _)| c.clone())
-                            })
-                            .unwrap_or_default();
-                        let by_tool = tools.get(by.as_str()).copied().unwrap_or("").to_owned();
-                        out.entry(site.clone()).or_default().push(Gap {
-                            after: (by, by_tool),
-                            before: (call.to_owned(), r.tool.clone()),
-                            busy_until: busy,
-                            admitted: at,
-                            interval_ms: ready.saturating_sub(busy),
-                        });
-                    }
-                    state.admit(call, at, &policy, None);
+        let (state, finishes) = sites
+            .entry(site.clone())
+            .or_insert_with(|| (SiteState::new(site), BTreeMap::new()));
+        let interval_ms = r
+            .intervals_ms
+            .get(i)
+            .copied()
+            .or(r.interval_ms)
+            .unwrap_or(0);
+        match r.event {
+            Kind::Admit => {
+                // A site taken before the call's last one was held from then
+                // until a hold after the last one let it in.
+                let policy = Policy {
+                    interval_ms,
+                    hold_ms: r.hold_ms.unwrap_or(0).saturating_add(r.ts - at),
+                    budget: None,
+                };
+                if let (Some(busy), Some(ready)) = (state.busy_until(), state.ready_at(&policy)) {
+                    let by = state
+                        .in_flight
+                        .iter()
+                        .find(|f| f.until_ms == busy)
+                        .map(|f| f.call.clone())
+                        .or_else(|| {
+                            finishes
+                                .iter()
+                                .find(|(_, t)| **t == busy)
+                                .map(|(c, _)| c.clone())
+                        })
+                        .unwrap_or_default();
+                    let by_tool = tools.get(by.as_str()).copied().unwrap_or("").to_owned();
+                    out.entry(site.clone()).or_default().push(Gap {
+                        after: (by, by_tool),
+                        before: (call.to_owned(), r.tool.clone()),
+                        busy_until: busy,
+                        admitted: at,
+                        interval_ms: ready.saturating_sub(busy),
+                    });
                 }
-                Kind::Cancel => {
-                    state.cancel(call);
-                }
-                _ => {
-                    // Each site's own finish time when the record has them:
-                    // the sites of one call are written one after another.
-                    let at = r.finished_ms.get(i).copied().unwrap_or(r.ts);
-                    state.finish(call, at, interval_ms);
-                    finishes.insert(call.to_owned(), at);
-                }
+                state.admit(call, at, &policy, None);
+            }
+            Kind::Cancel => {
+                state.cancel(call);
+            }
+            _ => {
+                state.finish(call, at, interval_ms);
+                finishes.insert(call.to_owned(), at);
             }
         }
     }
