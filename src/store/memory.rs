@@ -51,6 +51,9 @@ struct Inner {
     log: Vec<Record>,
     /// Operations that fail the next time they are called.
     failing: BTreeSet<&'static str>,
+    /// How long dropping a watch takes (the clock moves by this much), as
+    /// closing an inotify watch does.
+    watch_teardown: Duration,
 }
 
 /// The gate's state in this process's memory.
@@ -123,6 +126,12 @@ impl MemoryStore {
     /// `finish`, `try_admit`, `cancel`) fails.
     pub fn fail_next(&self, op: &'static str) {
         self.inner().failing.insert(op);
+    }
+
+    /// Dropping a watch takes `d` from now on (the clock moves by that much),
+    /// as closing an inotify watch waits out an RCU grace period.
+    pub fn slow_watch_teardown(&self, d: Duration) {
+        self.inner().watch_teardown = d;
     }
 
     /// The state of `site` as stored, without any step applied.
@@ -244,6 +253,15 @@ impl Lease for MemLease {
 
 struct MemWatch {
     clock: Arc<dyn Clock>,
+    teardown: Duration,
+}
+
+impl Drop for MemWatch {
+    fn drop(&mut self) {
+        if !self.teardown.is_zero() {
+            self.clock.sleep(self.teardown);
+        }
+    }
 }
 
 impl Watch for MemWatch {
@@ -321,6 +339,7 @@ impl Store for MemoryStore {
     fn watch(&self, _site: &str) -> Result<Box<dyn Watch>> {
         Ok(Box::new(MemWatch {
             clock: self.clock.clone(),
+            teardown: self.inner().watch_teardown,
         }))
     }
 
