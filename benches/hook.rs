@@ -73,12 +73,125 @@ fn main() {\n\
     let ok = status.map_or(false, |s| s.success()) && r == 0;\n\
     println!(\"{} {}\", u.maxrss, ok);\n\
 }\n";
+/// The reference gate for the caller-side gap (issue 9): the smallest correct
+/// cross-process gate for the contention run's job, run the same way as
+/// pace-hook (`ref-gate pre|post DIR INTERVAL_MS`, the event on stdin, which
+/// it reads and ignores). Callers at the head of the queue one at a time (a
+/// `flock` on `queue`, held to exit); the head looks at the state under a
+/// second lock, polls each millisecond while a call is in flight, and once
+/// the last call has finished sleeps exactly until one interval after that
+/// finish (µs), marks the site busy and exits. A Post stamps the finish under
+/// the lock. No queue files, no log, no config: what it costs beyond the
+/// floor is what any such gate must cost, so pace-hook's overshoot minus its
+/// overshoot is pace-hook's own.
+const REF_GATE_SRC: &str = "use std::{fs::File, io::Read, os::unix::fs::FileExt, time::{Duration, SystemTime, UNIX_EPOCH}};\n\
+fn now_us() -> u64 { SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_micros() as u64 }\n\
+fn open(dir: &str, name: &str) -> File {\n\
+    File::options().read(true).write(true).create(true).truncate(false).open(format!(\"{dir}/{name}\")).unwrap()\n\
+}\n\
+fn main() {\n\
+    let mut input = Vec::new();\n\
+    let _ = std::io::stdin().lock().read_to_end(&mut input);\n\
+    let args: Vec<String> = std::env::args().collect();\n\
+    let (dir, interval_us) = (&args[2], args[3].parse::<u64>().unwrap() * 1000);\n\
+    let (lock, state) = (open(dir, \"lock\"), open(dir, \"state\"));\n\
+    if args[1] == \"post\" {\n\
+        lock.lock().unwrap();\n\
+        state.write_all_at(format!(\"{:<20}\", now_us()).as_bytes(), 0).unwrap();\n\
+        return;\n\
+    }\n\
+    let queue = open(dir, \"queue\");\n\
+    queue.lock().unwrap();\n\
+    loop {\n\
+        lock.lock().unwrap();\n\
+        let mut buf = [0u8; 20];\n\
+        let n = state.read_at(&mut buf, 0).unwrap();\n\
+        let text = std::str::from_utf8(&buf[..n]).unwrap().trim();\n\
+        if text == \"busy\" {\n\
+            lock.unlock().unwrap();\n\
+            std::thread::sleep(Duration::from_millis(1));\n\
+            continue;\n\
+        }\n\
+        let due = text.parse::<u64>().unwrap_or(0) + interval_us;\n\
+        let now = now_us();\n\
+        if now < due {\n\
+            std::thread::sleep(Duration::from_micros(due - now));\n\
+        }\n\
+        state.write_all_at(format!(\"{:<20}\", \"busy\").as_bytes(), 0).unwrap();\n\
+        return;\n\
+    }\n\
+}\n";
+/// The reference gate on Redis, for the Redis store's caller-side gap: the
+/// same job as [`REF_GATE_SRC`] with its state on the server, in plain RESP
+/// over one connection (`ref-redis pre|post PORT INTERVAL_MS`). The head of
+/// the queue holds a token taken with `BLPOP` (which Redis serves first come,
+/// first served) and passes it on when it exits; it looks at the state with
+/// one script, waits on a wake-up list while a call is in flight, sleeps
+/// until one interval after the finish by the server's clock, and marks the
+/// site busy. A Post stamps the finish with the server's `TIME` and pushes
+/// the wake-up. One round trip after the due time, as any Redis gate needs.
+const REF_REDIS_SRC: &str = r#"use std::{io::{BufRead, BufReader, Read, Write}, net::TcpStream, time::Duration};
+enum V { Int(i64), Other }
+fn cmd(args: &[&str]) -> Vec<u8> {
+    let mut b = format!("*{}\r\n", args.len()).into_bytes();
+    for a in args { b.extend(format!("${}\r\n{a}\r\n", a.len()).bytes()); }
+    b
+}
+fn read(r: &mut BufReader<TcpStream>) -> V {
+    let mut line = String::new();
+    r.read_line(&mut line).unwrap();
+    let (kind, rest) = line.trim_end().split_at(1);
+    let n: i64 = rest.parse().unwrap_or(0);
+    match kind {
+        ":" => V::Int(n),
+        "$" if n >= 0 => { let mut b = vec![0; n as usize + 2]; r.read_exact(&mut b).unwrap(); V::Other }
+        "*" => { for _ in 0..n.max(0) { read(r); } V::Other }
+        "-" => panic!("{rest}"),
+        _ => V::Other,
+    }
+}
+const CHECK: &str = "local t = redis.call('TIME') local now = t[1] * 1000000 + t[2] local s = redis.call('GET', KEYS[1]) if s == 'busy' then return -1 end if not s then return 0 end return math.max(0, tonumber(s) + tonumber(ARGV[1]) - now)";
+const FINISH: &str = "local t = redis.call('TIME') redis.call('SET', KEYS[1], t[1] * 1000000 + t[2]) redis.call('LPUSH', KEYS[2], 1) return 1";
+fn main() {
+    let mut input = Vec::new();
+    let _ = std::io::stdin().lock().read_to_end(&mut input);
+    let args: Vec<String> = std::env::args().collect();
+    let interval_us = (args[3].parse::<u64>().unwrap() * 1000).to_string();
+    let mut w = TcpStream::connect(("127.0.0.1", args[2].parse::<u16>().unwrap())).unwrap();
+    let mut r = BufReader::new(w.try_clone().unwrap());
+    if args[1] == "post" {
+        w.write_all(&cmd(&["EVAL", FINISH, "2", "ref:state", "ref:wake"])).unwrap();
+        read(&mut r);
+        return;
+    }
+    w.write_all(&cmd(&["BLPOP", "ref:token", "0"])).unwrap();
+    read(&mut r);
+    loop {
+        let mut b = cmd(&["DEL", "ref:wake"]);
+        b.extend(cmd(&["EVAL", CHECK, "1", "ref:state", &interval_us]));
+        w.write_all(&b).unwrap();
+        read(&mut r);
+        match read(&mut r) {
+            V::Int(-1) => { w.write_all(&cmd(&["BLPOP", "ref:wake", "1"])).unwrap(); read(&mut r); }
+            V::Int(us) => { std::thread::sleep(Duration::from_micros(us as u64)); break; }
+            V::Other => panic!("an answer that is not a number"),
+        }
+    }
+    let mut b = cmd(&["SET", "ref:state", "busy"]);
+    b.extend(cmd(&["LPUSH", "ref:token", "1"]));
+    w.write_all(&b).unwrap();
+    read(&mut r);
+    read(&mut r);
+}
+"#;
 /// Runs per case for peak RSS, after the timed rounds.
 const RSS_RUNS: usize = 5;
 /// Stands for the tool_use_id in an event template.
 const ID: &str = "@ID@";
 /// Size of the screenshot block in the large PostToolUse.
 const SCREENSHOT_BYTES: usize = 2 * 1024 * 1024;
+/// Size of the large javascript_tool script (issue 6).
+const SCRIPT_BYTES: usize = 10_000;
 
 // Goals, from issue 3.
 const GOAL_EVENT_MS: f64 = 2.0;
@@ -88,6 +201,10 @@ const GOAL_OVERSHOOT_P99_MS: f64 = 5.0;
 const GOAL_OVERSHOOT_MAX_MS: f64 = 20.0;
 const GOAL_WAIT_CPU_MS_PER_S: f64 = 2.0;
 const GOAL_SCALE_RATIO: f64 = 1.5;
+// Issue 9: caller-side overshoot within this much of the reference gate's.
+const GOAL_CALLER_OVER_REF_MS: f64 = 2.0;
+// Issue 6: what analysing a 10 KB script may add to an event.
+const GOAL_SCRIPT_MS: f64 = 1.0;
 
 // The contention scenario: 16 processes, one site, 200 ms, 10 calls each.
 const CONTENDERS: usize = 16;
@@ -119,26 +236,19 @@ fn main() {
         .iter()
         .map(|&link| (link, link.compile(out_dir, "bench-floor", FLOOR_SRC)))
         .collect();
+    let reference = Link::Dynamic.compile(out_dir, "bench-ref-gate", REF_GATE_SRC);
+    let reference_redis = Link::Dynamic.compile(out_dir, "bench-ref-redis", REF_REDIS_SRC);
     let trampoline = Link::Musl
         .compile(out_dir, "bench-rss", TRAMPOLINE_SRC)
         .or_else(|_| Link::Dynamic.compile(out_dir, "bench-rss", TRAMPOLINE_SRC))
         .expect("rustc builds the RSS trampoline");
-    let mut builds = builds();
-    // The Redis store, on a server on this machine: the default build again,
-    // its gate on the server instead of the files.
-    let redis = RedisServer::start();
-    if let Some(r) = &redis {
-        builds.push(Build {
-            label: "Redis store, loopback".to_owned(),
-            link: Link::Dynamic,
-            path: PathBuf::from(BIN),
-            tag: "redis",
-            scale: false,
-            backend: Some(r.url(0)),
-        });
-    }
-    let node = which("node");
     let events = Events::load();
+    // The Redis store, on a server on this machine: the default build again
+    // (and each build compared with that has it), its gate on the server
+    // instead of the files.
+    let redis = RedisServer::start();
+    let builds = builds(redis.as_ref(), &events, &work.root);
+    let node = which("node");
     let started = SystemTime::now();
 
     let mut report = String::new();
@@ -189,40 +299,120 @@ fn main() {
         })
         .collect();
 
-    eprintln!("bench: contention, {CONTENDERS} processes x {CALLS_EACH} calls");
-    let contention = Home::new(&work.root, "contention", &contention_config());
-    let calls = contend(&contention, &events);
-    let redis_contention = redis.as_ref().map(|r| {
-        eprintln!("bench: contention on the Redis store");
-        let home =
-            Home::new(&work.root, "contention-redis", &contention_config()).on(Some(r.url(1)));
-        let calls = contend(&home, &events);
-        (home, calls)
+    // The contention runs one after the other, the reference first. Each
+    // Redis run starts on an emptied database 0 (the default in a URL, so
+    // no `SELECT` on connecting).
+    let reference_calls = reference.as_ref().ok().map(|gate| {
+        eprintln!("bench: contention through the reference gate");
+        let dir = work.root.join("contention-ref");
+        fs::create_dir_all(&dir).expect("reference gate directory");
+        contend(
+            &Contenders::reference(gate, &dir.display().to_string(), &dir),
+            &events,
+        )
     });
+    let reference_redis_calls = match (&reference_redis, &redis) {
+        (Ok(gate), Some(r)) => {
+            eprintln!("bench: contention through the reference gate on Redis");
+            r.flush();
+            r.command(&["LPUSH", "ref:token", "1"]);
+            let dir = work.root.join("contention-ref-redis");
+            Some(contend(
+                &Contenders::reference(gate, &r.port.to_string(), &dir),
+                &events,
+            ))
+        }
+        _ => None,
+    };
+    let runs: Vec<Contention> = builds
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.contend)
+        .map(|(i, b)| {
+            eprintln!(
+                "bench: contention, {CONTENDERS} processes x {CALLS_EACH} calls, {}",
+                b.run_label()
+            );
+            if b.backend.is_some()
+                && let Some(r) = &redis
+            {
+                r.flush();
+            }
+            let home = Home::new(
+                &work.root,
+                &format!("contention-{}", b.tag),
+                &contention_config(),
+            )
+            .on(b.backend.clone());
+            let mut contenders = Contenders::hook(&home);
+            contenders.pre.path = b.path.clone();
+            contenders.post.path = b.path.clone();
+            let calls = contend(&contenders, &events);
+            Contention {
+                build: i,
+                home,
+                calls,
+            }
+        })
+        .collect();
 
     per_event_section(&mut report, &cases, &floors, &builds, node.is_some());
     admitted_at_once(&mut report, &builds, &homes, &scaled);
-    contention_section(
-        &mut report,
-        None,
-        &contention,
-        &calls,
-        &cases,
-        Group::OneSite(0),
-    );
-    match &redis_contention {
-        Some((home, calls)) => contention_section(
-            &mut report,
-            Some("Redis store, loopback"),
-            home,
-            calls,
-            &cases,
-            Group::OneSite(builds.len() - 1),
-        ),
-        None => report.push_str(
-            "`redis-server` is not installed: no Redis rows (`apt-get install -y redis-server`).\n\n",
-        ),
+    script_section(&mut report, &cases, &builds);
+    // Sections 2 to 4 in full for this build, on files and on Redis; the
+    // builds compared with it have their rows in 2c.
+    for (tag, store) in [("one", None), ("redis", Some("Redis store, loopback"))] {
+        if let Some(run) = runs.iter().find(|r| builds[r.build].tag == tag) {
+            contention_section(
+                &mut report,
+                store,
+                &run.home,
+                &run.calls,
+                &cases,
+                Group::OneSite(run.build),
+            );
+        }
     }
+    if redis.is_none() {
+        report.push_str(
+            "`redis-server` is not installed: no Redis rows (`apt-get install -y redis-server`).\n\n",
+        );
+    }
+    let mut references = Vec::new();
+    for (label, redis, calls, built) in [
+        ("reference gate, files", false, &reference_calls, &reference),
+        (
+            "reference gate, Redis",
+            true,
+            &reference_redis_calls,
+            &reference_redis,
+        ),
+    ] {
+        if let Err(e) = built {
+            let _ = writeln!(report, "No {label}: rustc failed ({e}).\n");
+        }
+        if let Some(calls) = calls {
+            references.push(CallerRun {
+                label: label.to_owned(),
+                redis,
+                home: None,
+                calls,
+            });
+        }
+    }
+    caller_section(
+        &mut report,
+        &references,
+        &runs
+            .iter()
+            .map(|r| CallerRun {
+                label: builds[r.build].run_label(),
+                redis: builds[r.build].backend.is_some(),
+                home: Some(&r.home),
+                calls: &r.calls,
+            })
+            .collect::<Vec<_>>(),
+    );
     scale_section(&mut report, &cases, &builds, &scaled);
     let took = started.elapsed().unwrap_or_default();
     let _ = writeln!(report, "Whole run: {:.0} s.", took.as_secs_f64());
@@ -237,29 +427,58 @@ struct Build {
     link: Link,
     path: PathBuf,
     /// Starts its calls' ids, which keeps its rows apart in a gate log.
-    tag: &'static str,
+    tag: String,
     /// Whether it is also timed with a thousand sites and 64 waiters.
     scale: bool,
     /// The backend its homes point at (`PACE_HOOK_BACKEND`); files if none.
     backend: Option<String>,
+    /// Whether it also runs the contention scenario.
+    contend: bool,
 }
 
-/// This build, the static ones `scripts/bench` made, and the one to compare
-/// with, if named.
-fn builds() -> Vec<Build> {
+impl Build {
+    /// How the contention tables name its run.
+    fn run_label(&self) -> String {
+        match self.backend {
+            Some(_) => format!("pace-hook ({})", self.label),
+            None => format!("pace-hook ({}), files", self.label),
+        }
+    }
+}
+
+/// One contention run of a build.
+struct Contention {
+    build: usize,
+    home: Home,
+    calls: Vec<Call>,
+}
+
+/// This build, the static ones `scripts/bench` made, and those to compare
+/// with (`PACE_HOOK_BENCH_COMPARE=LABEL=PATH[,LABEL=PATH...]`); with a
+/// Redis server, this build on it and each compared build that has the
+/// Redis store.
+fn builds(redis: Option<&RedisServer>, events: &Events, work: &Path) -> Vec<Build> {
     let named = |var: &str| {
         std::env::var_os(var)
             .filter(|p| !p.is_empty())
             .map(PathBuf::from)
     };
-    let mut builds = vec![Build {
-        label: Link::Dynamic.label().to_owned(),
-        link: Link::Dynamic,
-        path: PathBuf::from(BIN),
-        tag: "one",
-        scale: true,
-        backend: None,
-    }];
+    let build = |label: &str, link, path: PathBuf, tag: &str, backend: Option<String>| Build {
+        label: label.to_owned(),
+        link,
+        path,
+        tag: tag.to_owned(),
+        scale: backend.is_none() && link == Link::Dynamic,
+        contend: link == Link::Dynamic,
+        backend,
+    };
+    let mut builds = vec![build(
+        Link::Dynamic.label(),
+        Link::Dynamic,
+        PathBuf::from(BIN),
+        "one",
+        None,
+    )];
     for (link, var, tag) in [
         (
             Link::StaticGlibc,
@@ -269,28 +488,65 @@ fn builds() -> Vec<Build> {
         (Link::Musl, "PACE_HOOK_BENCH_MUSL", "musl"),
     ] {
         if let Some(path) = named(var) {
-            builds.push(Build {
-                label: link.label().to_owned(),
-                link,
-                path,
-                tag,
-                scale: false,
-                backend: None,
-            });
+            builds.push(build(link.label(), link, path, tag, None));
         }
     }
     let compare = std::env::var("PACE_HOOK_BENCH_COMPARE").unwrap_or_default();
-    if let Some((label, path)) = compare.split_once('=') {
-        builds.push(Build {
-            label: label.to_owned(),
-            link: Link::Dynamic,
-            path: PathBuf::from(path),
-            tag: "cmp",
-            scale: true,
-            backend: None,
-        });
+    let compared: Vec<(&str, &str)> = compare
+        .split(',')
+        .filter_map(|item| item.split_once('='))
+        .collect();
+    for (i, (label, path)) in compared.iter().enumerate() {
+        let tag = format!("cmp{i}");
+        let path = PathBuf::from(path);
+        builds.push(build(label, Link::Dynamic, path.clone(), &tag, None));
+        if let Some(r) = redis
+            && speaks_redis(&path, events, work, &tag)
+        {
+            builds.push(build(
+                &format!("{label}, Redis store, loopback"),
+                Link::Dynamic,
+                path,
+                &format!("{tag}-redis"),
+                Some(r.url(0)),
+            ));
+        }
+    }
+    if let Some(r) = redis {
+        builds.push(build(
+            "Redis store, loopback",
+            Link::Dynamic,
+            PathBuf::from(BIN),
+            "redis",
+            Some(r.url(0)),
+        ));
     }
     builds
+}
+
+/// Whether the build at `path` has the Redis store: pointed at a port where
+/// nothing listens, it blocks a paced event and names the refused
+/// connection; a build without the store ignores `PACE_HOOK_BACKEND` and
+/// admits the call.
+fn speaks_redis(path: &Path, events: &Events, work: &Path, tag: &str) -> bool {
+    let home = Home::new(work, &format!("probe-{tag}"), &one_site_config())
+        .on(Some("redis://127.0.0.1:1/0".to_owned()));
+    let mut child = Command::new(path)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .envs(home.env())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {}: {e}", path.display()));
+    feed(
+        &mut child,
+        &events.pre("https://example.com/a").with_id("probe"),
+    );
+    child.wait_with_output().is_ok_and(|out| {
+        out.status.code() == Some(2)
+            && String::from_utf8_lossy(&out.stderr).contains("refused the connection")
+    })
 }
 
 /// A `redis-server` for the Redis store's rows, on a free loopback port with
@@ -328,9 +584,33 @@ impl RedisServer {
         None
     }
 
-    /// Database `db` of this server: each run gets its own.
+    /// Database `db` of this server.
     fn url(&self, db: u8) -> String {
         format!("redis://127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// Empty database 0, so that a run starts on a fresh gate.
+    fn flush(&self) {
+        self.command(&["FLUSHDB"]);
+    }
+
+    /// Run one command on database 0 and read its one-line answer.
+    fn command(&self, args: &[&str]) {
+        use std::io::{BufRead as _, BufReader};
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.port))
+            .expect("connect to redis-server");
+        let mut packed = format!("*{}\r\n", args.len());
+        for a in args {
+            let _ = write!(packed, "${}\r\n{a}\r\n", a.len());
+        }
+        stream
+            .write_all(packed.as_bytes())
+            .expect("send to redis-server");
+        let mut answer = String::new();
+        BufReader::new(stream)
+            .read_line(&mut answer)
+            .expect("redis-server answers");
+        assert!(!answer.starts_with('-'), "{args:?}: {answer}");
     }
 }
 
@@ -436,7 +716,7 @@ fn write_events(dir: &Path) {
     fs::create_dir_all(dir).expect("events directory");
     let events = Events::load();
     let one = "https://example.com/a";
-    let files: [(&str, Vec<u8>); 9] = [
+    let files: [(&str, Vec<u8>); 13] = [
         ("skip.json", events.skip.with_id("profile-skip")),
         ("pre.json", events.pre(one).with_id("profile-1")),
         ("post.json", events.post(one).with_id("profile-1")),
@@ -448,6 +728,19 @@ fn write_events(dir: &Path) {
         (
             "scale-post.json",
             events.post(&scale_url()).with_id("profile-2"),
+        ),
+        (
+            "script-line.json",
+            events.script_line.0.with_id("profile-3"),
+        ),
+        (
+            "script-line-post.json",
+            events.script_line.1.with_id("profile-3"),
+        ),
+        ("script-10k.json", events.script_10k.0.with_id("profile-4")),
+        (
+            "script-10k-post.json",
+            events.script_10k.1.with_id("profile-4"),
         ),
         ("one-site.toml", one_site_config().into_bytes()),
         ("scale.toml", scale_config().into_bytes()),
@@ -531,9 +824,11 @@ impl Home {
 }
 
 fn one_site_config() -> String {
-    // Any interval above zero: the paced event of one round goes long after
-    // the Post of the round before, so it is admitted at once.
-    "interval = \"1ms\"\n[[site]]\nname = \"s1\"\ndomains = [\"s1.test\"]\n".to_owned()
+    // An interval of zero: the gate does all its work (the lock, the state,
+    // the decision, the write) and every paced event is due at once, even a
+    // script's Pre started right after the Post before it. (With 1 ms, a
+    // Pre that came within a millisecond of that Post had to queue.)
+    "interval = \"0ms\"\n[[site]]\nname = \"s1\"\ndomains = [\"s1.test\"]\n".to_owned()
 }
 
 fn contention_config() -> String {
@@ -569,6 +864,10 @@ fn scale_url() -> String {
 struct Events {
     skip: Template,
     screenshot: Template,
+    /// javascript_tool Pre and Post with a one-line script.
+    script_line: (Template, Template),
+    /// The same with a realistic script of [`SCRIPT_BYTES`].
+    script_10k: (Template, Template),
 }
 
 impl Events {
@@ -588,7 +887,24 @@ impl Events {
         Self {
             skip: Template::new(&skip),
             screenshot: Template::new(&shot),
+            script_line: Self::script("document.title"),
+            script_10k: Self::script(&realistic_script(SCRIPT_BYTES)),
         }
+    }
+
+    /// A PreToolUse of javascript_tool running `code` on tab 1, in the
+    /// fixture's session (after its navigate), and its PostToolUse.
+    fn script(code: &str) -> (Template, Template) {
+        let event = |name: &str| {
+            let mut e = fixture(name);
+            e["tool_input"]["text"] = json!(code);
+            e["tool_use_id"] = json!(ID);
+            Template::new(&e)
+        };
+        (
+            event("PreToolUse.javascript_tool.json"),
+            event("PostToolUse.javascript_tool.json"),
+        )
     }
 
     /// A PreToolUse of navigate to `url`, in the fixture's session.
@@ -616,6 +932,20 @@ impl Events {
 
     fn navigate(fixture_name: &str, url: &str, session: Option<&str>) -> Template {
         let mut e = fixture(fixture_name);
+        // The result's Tab Context shows the tab where the call took it, as
+        // the extension's does: a Post that showed another site would
+        // finish the call there too.
+        let shown = e["tool_input"]["url"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if let Some(blocks) = e["tool_response"].as_array_mut() {
+            for block in blocks {
+                if let Some(text) = block["text"].as_str() {
+                    block["text"] = json!(text.replace(&shown, url));
+                }
+            }
+        }
         e["tool_input"]["url"] = json!(url);
         e["tool_use_id"] = json!(ID);
         if let Some(session) = session {
@@ -623,6 +953,50 @@ impl Events {
         }
         Template::new(&e)
     }
+}
+
+/// A script of about `size` bytes in the shape agents write to read a page:
+/// helpers that scrape tables, objects, templates, loops and callbacks, and
+/// no request, so that the build before the parser (whose scanner blocks a
+/// request near a loop) paces it too, on its tab, as today's does. The same
+/// shape as `src/script/timing.rs` without its fetch.
+fn realistic_script(size: usize) -> String {
+    let mut code =
+        String::from("const started = performance.now();\nconst origin = location.origin;\n");
+    let mut i = 0;
+    while code.len() < size {
+        let _ = write!(
+            code,
+            r#"// section {i}: the rows of table {i}
+function collect{i}(root) {{
+  const rows = [...root.querySelectorAll('tr')].map((tr, n) => {{
+    const cells = [...tr.querySelectorAll('td')].map(td => td.textContent.trim());
+    return {{ n, id: `row-{i}-${{n}}`, cells, link: tr.querySelector('a')?.href ?? null }};
+  }});
+  const byKey = {{}};
+  for (const row of rows) {{
+    if (!row.cells.length) continue;
+    const key = row.cells[0].toLowerCase().replace(/\s+/g, '-');
+    byKey[key] = (byKey[key] || []).concat(row);
+  }}
+  return {{ rows, byKey, total: rows.length }};
+}}
+const summary{i} = collect{i}(document.querySelector('#t{i}') || document.body);
+const labels{i} = Object.keys(summary{i}.byKey).sort((a, b) => a.localeCompare(b));
+if (labels{i}.length > 3 && summary{i}.total % 2 === 0) {{
+  console.log('section {i}', labels{i}.slice(0, 3).join(', '), origin);
+}} else {{
+  console.debug({{ section: {i}, empty: true }});
+}}
+"#
+        );
+        i += 1;
+    }
+    let _ = writeln!(
+        code,
+        "JSON.stringify({{ sections: {i}, ms: performance.now() - started }});"
+    );
+    code
 }
 
 fn fixture(name: &str) -> Value {
@@ -897,15 +1271,7 @@ fn per_event_cases(
         .iter()
         .enumerate()
         .zip(homes)
-        .map(|((i, b), home)| {
-            (
-                Group::OneSite(i),
-                b,
-                home,
-                one_url.clone(),
-                b.tag.to_owned(),
-            )
-        })
+        .map(|((i, b), home)| (Group::OneSite(i), b, home, one_url.clone(), b.tag.clone()))
         .chain(scales.iter().map(|s| {
             let b = &builds[s.build];
             let tag = format!("{}-scale", b.tag);
@@ -946,15 +1312,44 @@ fn per_event_cases(
         add(
             "PostToolUse screenshot, 2 MB",
             group,
-            program,
+            program.clone(),
             &events.screenshot,
             // A screenshot was skipped at Pre: it has no admission to finish.
             "shot".into(),
             Some(screenshot_floor),
         );
+        // Scripts (issue 6), after the navigate's Post, on its tab: one
+        // site, so not in the scale rows.
+        if matches!(group, Group::OneSite(_)) {
+            for (what, (pre, post), tag_end) in [
+                (SCRIPT_LINE, &events.script_line, "js1"),
+                (SCRIPT_10K, &events.script_10k, "js10k"),
+            ] {
+                add(
+                    &format!("paced: PreToolUse javascript_tool, {what}"),
+                    group,
+                    program.clone(),
+                    pre,
+                    format!("{tag}-{tag_end}"),
+                    Some(floor),
+                );
+                add(
+                    &format!("PostToolUse javascript_tool, {what}"),
+                    group,
+                    program.clone(),
+                    post,
+                    format!("{tag}-{tag_end}"),
+                    Some(floor),
+                );
+            }
+        }
     }
     cases
 }
+
+/// How the script rows name their scripts.
+const SCRIPT_LINE: &str = "one-line script";
+const SCRIPT_10K: &str = "10 KB script";
 
 /// Run every case once per round. The cases of one build run together and in
 /// order (each Post after its Pre); the builds and reference commands are
@@ -1120,42 +1515,97 @@ impl Drop for Waiters {
     }
 }
 
-/// One Pre of the contention run.
+/// One call of the contention run.
 struct Call {
     id: String,
-    /// When its process was spawned, from the start of the run.
+    /// When its Pre process was spawned, from the start of the run.
     spawned: Duration,
     pre: Sample,
     post_code: i32,
+    /// When its Pre process had exited (reaped), wall clock, epoch ms.
+    pre_exit_ms: f64,
+    /// When its Post process was spawned, wall clock, epoch ms.
+    post_spawn_ms: f64,
+}
+
+/// What the contention run's callers run: pace-hook on a state directory,
+/// or the reference gate on a directory of its own.
+struct Contenders {
+    pre: Program,
+    post: Program,
+    stderr: PathBuf,
+}
+
+impl Contenders {
+    fn hook(home: &Home) -> Self {
+        let program = Program::hook(Path::new(BIN), home);
+        Self {
+            pre: program.clone(),
+            post: program,
+            stderr: home.root.with_extension("contention.stderr"),
+        }
+    }
+
+    /// A reference gate, its state at `place` (a directory, a port); its
+    /// errors go beside `dir`.
+    fn reference(gate: &Path, place: &str, dir: &Path) -> Self {
+        let with = |step: &str| {
+            let mut p = Program::new(gate);
+            p.args = vec![
+                step.to_owned(),
+                place.to_owned(),
+                CONTENTION_INTERVAL_MS.to_string(),
+            ];
+            p
+        };
+        Self {
+            pre: with("pre"),
+            post: with("post"),
+            stderr: dir.with_extension("stderr"),
+        }
+    }
 }
 
 /// 16 processes, one site: each, an agent of its own, makes its calls in
-/// turn, Pre → work → Post.
-fn contend(home: &Home, events: &Events) -> Vec<Call> {
-    let program = Arc::new(Program::hook(Path::new(BIN), home));
+/// turn, Pre → work → Post. Times are taken on the monotonic clock and put on
+/// the wall clock from one reading at the start, so that they line up with
+/// the gate log.
+fn contend(who: &Contenders, events: &Events) -> Vec<Call> {
     let url = "https://s1.test/page";
-    let stderr = Arc::new(home.root.with_extension("contention.stderr"));
+    let (pre_program, post_program) = (Arc::new(who.pre.clone()), Arc::new(who.post.clone()));
+    let stderr = Arc::new(who.stderr.clone());
     let barrier = Arc::new(Barrier::new(CONTENDERS));
     let start = Instant::now();
+    let start_wall_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs_f64()
+        * 1e3;
+    let wall = move |at: Duration| start_wall_ms + ms(at);
     let threads: Vec<_> = (0..CONTENDERS)
         .map(|t| {
             let session = format!("bench-contender-{t}");
             let (pre, post) = (events.pre_in(url, &session), events.post_in(url, &session));
-            let (program, stderr, barrier) = (program.clone(), stderr.clone(), barrier.clone());
+            let (pre_program, post_program) = (pre_program.clone(), post_program.clone());
+            let (stderr, barrier) = (stderr.clone(), barrier.clone());
             thread::spawn(move || {
                 barrier.wait();
                 (0..CALLS_EACH)
                     .map(|k| {
                         let id = format!("c{t:02}-{k}");
                         let spawned = start.elapsed();
-                        let pre = program.run(&pre.with_id(&id), &stderr);
+                        let pre = pre_program.run(&pre.with_id(&id), &stderr);
+                        let pre_exit = start.elapsed();
                         thread::sleep(WORK);
-                        let post = program.run(&post.with_id(&id), &stderr);
+                        let post_spawn = start.elapsed();
+                        let post = post_program.run(&post.with_id(&id), &stderr);
                         Call {
                             id,
                             spawned,
                             pre,
                             post_code: post.code,
+                            pre_exit_ms: wall(pre_exit),
+                            post_spawn_ms: wall(post_spawn),
                         }
                     })
                     .collect::<Vec<_>>()
@@ -1179,6 +1629,22 @@ struct LogLine {
     waited_ms: Option<u64>,
     tickets: Vec<Option<u64>>,
     reason: Option<String>,
+    /// When each site (in `sites` order) let the call in, or had its finish
+    /// stamped, where the gate wrote them one after another; `ts` is the
+    /// last of them.
+    site_ms: Vec<u64>,
+}
+
+impl LogLine {
+    /// When this line happened on `site`: the gate log keeps each site's
+    /// own time for a call on several (`pace-hook gaps` reads them so too).
+    fn at(&self, site: &str) -> u64 {
+        self.sites
+            .iter()
+            .position(|s| s == site)
+            .and_then(|i| self.site_ms.get(i).copied())
+            .unwrap_or(self.ts)
+    }
 }
 
 impl LogLine {
@@ -1204,6 +1670,11 @@ impl LogLine {
                 .as_array()
                 .map(|a| a.iter().map(Value::as_u64).collect())
                 .unwrap_or_default(),
+            site_ms: v["finished_ms"]
+                .as_array()
+                .or_else(|| v["admitted_ms"].as_array())
+                .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default(),
         }
     }
 }
@@ -1223,7 +1694,7 @@ fn gaps(log: &[LogLine], site: &str) -> Gaps {
         .filter(|l| l.sites.iter().any(|s| s == site))
         .filter(|l| l.event == "admit" || l.event == "finish")
         .collect();
-    lines.sort_by_key(|l| (l.ts, l.line));
+    lines.sort_by_key(|l| (l.at(site), l.line));
     let mut last_finish: Option<u64> = None;
     let mut in_flight: Vec<&str> = Vec::new();
     let mut out = Gaps {
@@ -1236,12 +1707,13 @@ fn gaps(log: &[LogLine], site: &str) -> Gaps {
                 out.overlaps += 1;
             }
             if let Some(f) = last_finish {
-                out.gaps.push(l.ts as i64 - f as i64);
+                out.gaps.push(l.at(site) as i64 - f as i64);
             }
             in_flight.push(&l.call);
         } else {
             in_flight.retain(|c| *c != l.call);
-            last_finish = Some(last_finish.map_or(l.ts, |f| f.max(l.ts)));
+            let at = l.at(site);
+            last_finish = Some(last_finish.map_or(at, |f| f.max(at)));
         }
     }
     out
@@ -1671,6 +2143,217 @@ fn contention_section(
          {net:.3} ms per second.\n",
         verdict(gross <= GOAL_WAIT_CPU_MS_PER_S),
     );
+}
+
+/// The caller-side gaps of one contention run: for each call and the next
+/// one admitted (the gate lets one call in at a time, so the order of the
+/// Pre processes' exits is the order of admission), from the spawn of the
+/// call's Post process to the exit of the next call's Pre process, less the
+/// interval, ms; and the pairs, as indices into `calls`.
+fn caller_gaps(calls: &[Call]) -> (Vec<f64>, Vec<(usize, usize)>) {
+    let mut order: Vec<usize> = (0..calls.len()).collect();
+    order.sort_by(|a, b| calls[*a].pre_exit_ms.total_cmp(&calls[*b].pre_exit_ms));
+    let pairs: Vec<(usize, usize)> = order.windows(2).map(|w| (w[0], w[1])).collect();
+    let mut over: Vec<f64> = pairs
+        .iter()
+        .map(|&(prev, next)| {
+            calls[next].pre_exit_ms - calls[prev].post_spawn_ms - CONTENTION_INTERVAL_MS as f64
+        })
+        .collect();
+    over.sort_by(f64::total_cmp);
+    (over, pairs)
+}
+
+/// A contention run as section 2c reads it.
+struct CallerRun<'a> {
+    label: String,
+    /// On Redis: held against the reference gate on Redis.
+    redis: bool,
+    /// pace-hook's state directory (its gate log), none for a reference.
+    home: Option<&'a Home>,
+    calls: &'a [Call],
+}
+
+/// Section 2c: the gap as a caller sees it, for pace-hook on each store and
+/// for the reference gates, from the same run.
+fn caller_section(out: &mut String, references: &[CallerRun<'_>], runs: &[CallerRun<'_>]) {
+    let _ = writeln!(
+        out,
+        "### 2c. Gap precision as a caller sees it\n\n\
+         The contention runs above, and the same through minimal reference gates, linked \
+         like the default build and run the same way, one after the other: on files a \
+         {}-line program (one `flock` for the head of the queue, one for a timestamp file; it \
+         polls each millisecond while a call is in flight, then sleeps exactly until one \
+         interval after the finish), on Redis a {}-line one (a token list for the head of \
+         the queue, one script to look, a wake-up list while a call is in flight, the \
+         server's clock; one round trip after the due time). {CONTENDERS} processes, \
+         {CALLS_EACH} calls each, interval {CONTENTION_INTERVAL_MS} ms. Each gap is timed by \
+         the bench from the spawn of a call's Post process to the exit (as `wait4` returns) of \
+         the next admitted call's Pre process; the overshoot is that less the interval. It \
+         holds the Post's start-up until it stamps the finish, the wake-up, and the Pre's work \
+         and exit after its admission; the reference on the same store pays the same \
+         start-ups and round trips, so pace-hook's overshoot minus the reference's is \
+         pace-hook's own. Goal (issue 9): median within {GOAL_CALLER_OVER_REF_MS} ms of the \
+         reference's. Beside it, the overshoot the gate log shows for the same gaps (whole \
+         ms), median / p99.\n\n\
+         | gate | gaps | in the log | as the caller sees it: median | p90 | max | median − reference | goal |\n\
+         |---|--:|--:|--:|--:|--:|--:|---|",
+        REF_GATE_SRC.lines().count(),
+        REF_REDIS_SRC.lines().count(),
+    );
+    let failed = |calls: &[Call]| {
+        failed_note(
+            calls
+                .iter()
+                .filter(|c| c.pre.code != 0 || c.post_code != 0)
+                .count(),
+        )
+    };
+    let mut medians: Vec<(bool, f64)> = Vec::new();
+    for r in references {
+        let (over, _) = caller_gaps(r.calls);
+        if over.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "| {}{} | {} | | {:.2} ms | {:.2} ms | {:.2} ms | | |",
+            r.label,
+            failed(r.calls),
+            over.len(),
+            quantile(&over, 0.5),
+            quantile(&over, 0.9),
+            over.last().expect("not empty"),
+        );
+        medians.push((r.redis, quantile(&over, 0.5)));
+    }
+    let mut parts = String::new();
+    for run in runs {
+        let (over, pairs) = caller_gaps(run.calls);
+        let Some(home) = run.home.filter(|_| !over.is_empty()) else {
+            continue;
+        };
+        let median = quantile(&over, 0.5);
+        let (versus, goal) = match medians.iter().find(|(redis, _)| *redis == run.redis) {
+            Some((_, r)) => (
+                format!("{:+.2} ms", median - r),
+                verdict(median - r <= GOAL_CALLER_OVER_REF_MS).to_owned(),
+            ),
+            None => ("–".to_owned(), "(no reference)".to_owned()),
+        };
+        // Where it goes, from the gate log's times (whole ms).
+        let log = home.log();
+        let mut in_log: Vec<i64> = gaps(&log, "s1.test")
+            .gaps
+            .iter()
+            .map(|g| g - CONTENTION_INTERVAL_MS as i64)
+            .collect();
+        in_log.sort_unstable();
+        let in_log = if in_log.is_empty() {
+            "–".to_owned()
+        } else {
+            format!(
+                "{} / {} ms",
+                quantile(&in_log, 0.5),
+                quantile(&in_log, 0.99)
+            )
+        };
+        let _ = writeln!(
+            out,
+            "| {}{} | {} | {in_log} | {median:.2} ms | {:.2} ms | {:.2} ms | {versus} | {goal} |",
+            run.label,
+            failed(run.calls),
+            over.len(),
+            quantile(&over, 0.9),
+            over.last().expect("not empty"),
+        );
+        let id_of = |call: &str| call.rsplit('#').next().unwrap_or(call).to_owned();
+        let at = |event: &str| -> HashMap<String, f64> {
+            log.iter()
+                .filter(|l| l.event == event)
+                .map(|l| (id_of(&l.call), l.at("s1.test") as f64))
+                .collect()
+        };
+        let (finish, admit) = (at("finish"), at("admit"));
+        let (mut start_up, mut late, mut exit) = (Vec::new(), Vec::new(), Vec::new());
+        for &(prev, next) in &pairs {
+            let (p, n) = (&run.calls[prev], &run.calls[next]);
+            if let (Some(f), Some(a)) = (finish.get(&p.id), admit.get(&n.id)) {
+                start_up.push(f - p.post_spawn_ms);
+                late.push(a - f - CONTENTION_INTERVAL_MS as f64);
+                exit.push(n.pre_exit_ms - a);
+            }
+        }
+        for v in [&mut start_up, &mut late, &mut exit] {
+            v.sort_by(f64::total_cmp);
+        }
+        if !start_up.is_empty() {
+            let _ = writeln!(
+                parts,
+                "- {}: Post spawned → its finish stamped {:.1} ms; finish → admission, beyond \
+                 the interval, {:.1} ms; admission → the Pre's exit {:.1} ms (medians of {} \
+                 gaps).",
+                run.label,
+                quantile(&start_up, 0.5),
+                quantile(&late, 0.5),
+                quantile(&exit, 0.5),
+                start_up.len()
+            );
+        }
+    }
+    out.push('\n');
+    if !parts.is_empty() {
+        let _ = writeln!(
+            out,
+            "Where pace-hook's gap goes, the bench's clock against the gate log's (whole \
+             milliseconds: finishes rounded up, admissions down):\n\n{parts}"
+        );
+    }
+}
+
+/// Section 1b: what analysing a script adds to a PreToolUse, per build: the
+/// 10 KB script's row against the one-line script's, same rounds.
+fn script_section(out: &mut String, cases: &[Case], builds: &[Build]) {
+    let _ = writeln!(
+        out,
+        "### 1b. Scripts\n\n\
+         The javascript_tool rows above: a PreToolUse on the navigate's tab with a one-line \
+         script (`document.title`) and with a {}-byte script in the shape agents write to \
+         read a page (helpers, loops, callbacks, templates, no request), each followed by its \
+         Post; both builds pace both on the tab. The difference between the two Pre rows is \
+         what reading and analysing 10 KB of script adds to an event. Goal (issue 6): at most \
+         {GOAL_SCRIPT_MS} ms.\n\n\
+         | build | navigate Pre | one-line script Pre | 10 KB script Pre | 10 KB − one-line, wall | CPU | goal |\n\
+         |---|--:|--:|--:|--:|--:|---|",
+        realistic_script(SCRIPT_BYTES).len()
+    );
+    for (i, b) in builds.iter().enumerate() {
+        let row = |name: &str| {
+            cases
+                .iter()
+                .find(|c| c.group == Group::OneSite(i) && c.name == name)
+                .map(summary)
+        };
+        let (Some(nav), Some(line), Some(big)) = (
+            row("paced: PreToolUse navigate, admitted at once"),
+            row(&format!("paced: PreToolUse javascript_tool, {SCRIPT_LINE}")),
+            row(&format!("paced: PreToolUse javascript_tool, {SCRIPT_10K}")),
+        ) else {
+            continue;
+        };
+        let added = big.median - line.median;
+        let _ = writeln!(
+            out,
+            "| {} | {:.2} ms | {:.2} ms | {:.2} ms | {added:+.2} ms | {:+.2} ms | {} |",
+            b.label,
+            nav.median,
+            line.median,
+            big.median,
+            big.cpu - line.cpu,
+            verdict(added <= GOAL_SCRIPT_MS),
+        );
+    }
+    out.push('\n');
 }
 
 fn gaps_command(home: &Home) -> Option<String> {
