@@ -568,6 +568,15 @@ fn listen(
         .filter(|k| !pushed.contains(k))
         .collect();
     for key in ok {
+        // Most sites have no backoff to reset: look first. A look is one
+        // read; the step is a script and a transaction on Redis (five round
+        // trips on every Post), a locked read on files either way. A state
+        // that cannot be read goes to the step, which heals it.
+        match store.site_state(&key) {
+            Ok(None) => continue,
+            Ok(Some(s)) if s.backoff.is_none() => continue,
+            _ => {}
+        }
         store.update_backoff(&key, &mut |s, now| {
             s.relieve(now);
             None
