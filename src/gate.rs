@@ -14,7 +14,7 @@
 //! every site, the holds become ordinary ones; if one lapsed meanwhile (the
 //! process was stopped and continued), it gives back the rest and starts over.
 
-use std::time::Duration;
+use std::{cell::RefCell, time::Duration};
 
 use crate::{
     clock::{EpochMs, Mono},
@@ -147,8 +147,16 @@ pub enum Turn {
 }
 
 /// The gate over one store.
+///
+/// The queue place that a call admitted at its last site waited in is left
+/// when the gate is dropped (or admits again), not at the admission: the
+/// caller behind it can do nothing before this call finishes anyway, so it
+/// can wait for this process's own bookkeeping (saving the call, the log),
+/// and on a networked store leaving is then sent last, without waiting for
+/// the answer, instead of costing a round trip between admission and exit.
 pub struct Gate<'a> {
     store: &'a dyn Store,
+    leaving: RefCell<Option<Box<dyn Place>>>,
 }
 
 /// How one site's wait ended.
@@ -165,7 +173,10 @@ enum One {
 impl<'a> Gate<'a> {
     /// A gate over `store`.
     pub fn new(store: &'a dyn Store) -> Self {
-        Self { store }
+        Self {
+            store,
+            leaving: RefCell::new(None),
+        }
     }
 
     /// Wait for `call`'s turn at every one of `sites`, then mark it in flight
@@ -181,6 +192,9 @@ impl<'a> Gate<'a> {
         agent: Option<&str>,
     ) -> Result<Turn> {
         let clock = self.store.clock();
+        // A place kept from an earlier admission would stand ahead of this
+        // call in its own queue.
+        drop(self.leaving.borrow_mut().take());
         let sites = merge(sites);
         let deadline = arrived.after(Duration::from_millis(max_wait_ms));
         'attempt: loop {
@@ -364,7 +378,13 @@ impl<'a> Gate<'a> {
             let until = match a.decision {
                 Decision::Go | Decision::Duplicate => {
                     let ticket = place.ticket();
-                    drop(place);
+                    if lease.is_none() {
+                        // The call's last site (only earlier ones are taken
+                        // under the lease): leave when the gate is dropped.
+                        *self.leaving.borrow_mut() = Some(place);
+                    } else {
+                        drop(place);
+                    }
                     return took(a.at, Some(ticket), a.decision);
                 }
                 Decision::OverBudget(free_at) => return Ok(spent(site, free_at, a.at)),

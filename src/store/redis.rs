@@ -19,7 +19,8 @@
 //!   read-then-write ever crosses the network. Scripts are sent by hash
 //!   (`EVALSHA`) and loaded again when the server answers `NOSCRIPT` (after
 //!   a restart).
-//! - Joining, leaving and reclaiming queue places are scripts too.
+//! - Joining, leaving and reclaiming queue places are scripts too. Leaving
+//!   is sent without waiting for the answer (see below).
 //! - `update_backoff` is an optimistic transaction (`WATCH` the state, run
 //!   the closure here, `MULTI`/`EXEC`, again if the state changed meanwhile):
 //!   it is rare, and its closure cannot run on the server.
@@ -28,6 +29,11 @@
 //!   is one `MULTI` (with an agent) or one `SET`; taking it is one script.
 //! - The gate log is appended with `XADD` after the step it records, best
 //!   effort, as the file log is.
+//! - Best-effort writes (the log's `XADD`, leaving a queue) do not wait for
+//!   their answers: they go out ahead of the next command, whose wait
+//!   covers them, or, when the process is done with the store, last, in
+//!   one write. A paced PreToolUse thus leaves its queue and logs its
+//!   admission without a round trip between the admission and its exit.
 //!
 //! # Keys
 //! All under [`PREFIX`], so a shared server can hold other data:
@@ -173,7 +179,13 @@ script!(CHECK, "check");
 script!(HELLO, "hello", base only);
 script!(JOIN, "join", base only);
 script!(AHEAD, "ahead", base only);
-script!(LEAVE, "leave", base only);
+/// `redis/leave.lua`, sent whole (`EVAL`): a place is left without
+/// waiting for the answer, and a server that restarted since the script was
+/// last loaded would answer `EVALSHA` with `NOSCRIPT`, which nobody reads.
+const LEAVE_SRC: &str = concat!(
+    include_str!("redis/base.lua"),
+    include_str!("redis/leave.lua")
+);
 script!(TAKE_CALL, "take_call", base only);
 
 /// What the store and its places, leases and watches share: the server and
@@ -190,6 +202,10 @@ struct Inner {
     blocking: Mutex<Option<Connection>>,
     /// The heartbeat's renewals.
     beat: Mutex<Option<Connection>>,
+    /// Writes whose answer nobody needs (the stream log, leaving a queue),
+    /// packed, and how many: sent ahead of the next command on `main`, or,
+    /// when the process is done with the store, last and without waiting.
+    deferred: Mutex<(Vec<u8>, usize)>,
     /// Test only: the server's clock, in µs, for replaying a timeline.
     #[cfg(test)]
     test_now_us: Mutex<Option<u64>>,
@@ -249,7 +265,44 @@ impl Inner {
     }
 
     fn run<T>(&self, f: impl FnOnce(&mut Connection) -> RedisResult<T>) -> Result<T> {
-        self.on(&self.main, f)
+        let (bytes, count) = std::mem::take(&mut *lock(&self.deferred));
+        self.on(&self.main, |c| {
+            if count > 0 {
+                c.send_packed_command(&bytes)?;
+                for _ in 0..count {
+                    // Answers nobody waits for: read and dropped. One that
+                    // is an error (a write that failed) is as if it had not
+                    // been tried, which a best-effort write allows.
+                    if let Err(e) = c.recv_response()
+                        && (e.is_io_error() || e.is_timeout() || is_interrupted(&e))
+                    {
+                        return Err(e);
+                    }
+                }
+            }
+            f(c)
+        })
+    }
+
+    /// Send `cmd` later without waiting for its answer: with the next
+    /// command, or when the store is dropped. For best-effort writes only.
+    fn defer(&self, cmd: &redis::Cmd) {
+        let mut d = lock(&self.deferred);
+        d.0.extend_from_slice(&cmd.get_packed_command());
+        d.1 += 1;
+    }
+
+    /// Send the deferred writes in one go and do not wait: the process is
+    /// done with the store. One write, after every earlier answer was read,
+    /// so nothing holds it back (Nagle) and closing the connection right
+    /// after sends it whole.
+    fn send_deferred(&self) {
+        let (bytes, count) = std::mem::take(&mut *lock(&self.deferred));
+        if count > 0
+            && let Some(c) = lock(&self.main).as_mut()
+        {
+            let _ = c.send_packed_command(&bytes);
+        }
     }
 
     /// The one-line error for `e`: the server, what went wrong, what to do.
@@ -373,6 +426,12 @@ impl Inner {
     }
 }
 
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.send_deferred();
+    }
+}
+
 /// Whether `e` is a system call cut short by a signal (EINTR).
 fn is_interrupted(e: &RedisError) -> bool {
     type Shared = Arc<dyn std::error::Error + Send + Sync>;
@@ -489,6 +548,7 @@ impl RedisStore {
                 main: Mutex::new(None),
                 blocking: Mutex::new(None),
                 beat: Mutex::new(None),
+                deferred: Mutex::new((Vec::new(), 0)),
                 #[cfg(test)]
                 test_now_us: Mutex::new(None),
             }),
@@ -686,15 +746,18 @@ impl Place for RedisPlace {
 
 impl Drop for RedisPlace {
     fn drop(&mut self) {
-        // Best effort: a place that cannot be removed lapses on its own.
-        let _ = self.inner.run(|c| {
-            LEAVE
-                .key(&self.queue)
+        // Best effort, without waiting: a place that cannot be removed
+        // lapses on its own. The gate drops the place of an admitted call
+        // last, so this goes out with the process's last writes.
+        self.inner.defer(
+            redis::cmd("EVAL")
+                .arg(LEAVE_SRC)
+                .arg(1)
+                .arg(&self.queue)
                 .arg(PREFIX)
                 .arg(self.inner.clock_arg())
-                .arg(self.ticket)
-                .invoke::<i64>(c)
-        });
+                .arg(self.ticket),
+        );
     }
 }
 
@@ -1164,7 +1227,9 @@ impl Store for RedisStore {
             Kind::Admit | Kind::Finish | Kind::GiveUp | Kind::Block | Kind::Backend
         ) && let Ok(line) = serde_json::to_string(record)
         {
-            let _ = self.inner.run(|c| {
+            // Best effort, as the file log is: sent with the next command
+            // or last, without waiting for the answer.
+            self.inner.defer(
                 redis::cmd("XADD")
                     .arg(format!("{PREFIX}log"))
                     .arg("MAXLEN")
@@ -1172,9 +1237,8 @@ impl Store for RedisStore {
                     .arg(LOG_MAX)
                     .arg("*")
                     .arg("r")
-                    .arg(line)
-                    .query::<String>(c)
-            });
+                    .arg(line),
+            );
         }
     }
 
