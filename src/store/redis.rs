@@ -7,8 +7,10 @@
 //! replicate their effects, the default since Redis 5 and the only mode in
 //! 7). Clients whose clocks disagree by minutes still keep the gap, because
 //! no client's clock takes part in a decision. The process's own
-//! [`OffsetClock`] is set to the server's time at connection, for what it
-//! stamps on its own (log lines, tab ages, messages).
+//! [`OffsetClock`] is set to the server's time when the process first reads
+//! it, for what it stamps on its own (log lines, tab ages, messages); a Post
+//! stamps its finish before that, by the server's clock, one round trip
+//! sooner.
 //!
 //! # What is atomic how
 //! - `try_admit` (drop lapsed leases, the lost-state rule, budgets,
@@ -93,7 +95,7 @@ use std::{
     io::Read,
     path::PathBuf,
     sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use redis::{
@@ -413,16 +415,17 @@ impl Inner {
         Ok(false)
     }
 
-    /// Renew `key`'s time to live, from the heartbeat thread. Failures are
-    /// left alone: a key not renewed lapses, which only costs this process
-    /// its place.
-    fn renew(&self, key: &str) {
-        let _ = self.on(&self.beat, |c| {
+    /// Renew `key`'s time to live, from the heartbeat thread; whether the
+    /// key was there to renew. Failures are left alone: a key not renewed
+    /// lapses, which only costs this process its place.
+    fn renew(&self, key: &str) -> bool {
+        let renewed = self.on(&self.beat, |c| {
             redis::cmd("PEXPIRE")
                 .arg(key)
                 .arg(LEASE_TTL.as_millis() as u64)
                 .query::<i64>(c)
         });
+        matches!(renewed, Ok(1))
     }
 }
 
@@ -450,7 +453,24 @@ fn is_interrupted(e: &RedisError) -> bool {
 /// Renew `key` from the heartbeat until the registration drops.
 fn keep_alive(inner: &Arc<Inner>, key: String) -> heartbeat::Registration {
     let inner = inner.clone();
-    heartbeat::register(move || inner.renew(&key))
+    heartbeat::register(move || {
+        inner.renew(&key);
+    })
+}
+
+/// [`keep_alive`] for a place, noting in `alive_at` when each renewal found
+/// its key still there.
+fn keep_place_alive(
+    inner: &Arc<Inner>,
+    key: String,
+    alive_at: Arc<Mutex<Instant>>,
+) -> heartbeat::Registration {
+    let inner = inner.clone();
+    heartbeat::register(move || {
+        if inner.renew(&key) {
+            *lock(&alive_at) = Instant::now();
+        }
+    })
 }
 
 /// The gate on a Redis server.
@@ -462,6 +482,8 @@ pub struct RedisStore {
     /// marker last seen on the server.
     home: PathBuf,
     root: OnceLock<Result<Dir, String>>,
+    /// Set once `hello` ran: on the first read of the clock.
+    greeted: OnceLock<()>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -511,8 +533,10 @@ impl redis::FromRedisValue for Reply {
 
 impl RedisStore {
     /// The store on the server at `url`, with its local state (gate log,
-    /// marker) in `home`. Connects at once: a server that cannot be used is
-    /// an error here, where the caller can still fall back.
+    /// marker) in `home`. Connects at once: a server that cannot be reached
+    /// (or refuses the credentials) is an error here, where the caller can
+    /// still fall back. It is greeted (its clock read, its data marker
+    /// checked) on the first read of the clock.
     pub fn open(url: &str, home: impl Into<PathBuf>, settings: Settings) -> Result<Self> {
         let (server, secret) = redact_url(url);
         let unusable = |problem: String| Error::Backend {
@@ -556,8 +580,13 @@ impl RedisStore {
             settings,
             home: home.into(),
             root: OnceLock::new(),
+            greeted: OnceLock::new(),
         };
-        store.hello()?;
+        // Connect now (and authenticate): a server that cannot be reached
+        // is an error here. The greeting waits for the first read of the
+        // clock: a Post stamps its finish by the server's clock inside a
+        // script, and greets the server after that, not before.
+        store.inner.run(|_| Ok(()))?;
         Ok(store)
     }
 
@@ -567,6 +596,15 @@ impl RedisStore {
     }
 
     /// Set this process's clock to the server's, and notice an empty server.
+    /// Once, on the first read of the clock ([`Store::clock`]); a failure
+    /// leaves this machine's clock in place, and the next command fails on
+    /// its own.
+    fn greet(&self) {
+        self.greeted.get_or_init(|| {
+            let _ = self.hello();
+        });
+    }
+
     fn hello(&self) -> Result<()> {
         let fresh = format!(
             "{}-{:016x}",
@@ -728,19 +766,39 @@ struct RedisPlace {
     inner: Arc<Inner>,
     queue: String,
     ticket: u64,
+    /// When the key was last known to be there with a fresh time to live:
+    /// joined, or renewed by the heartbeat.
+    alive_at: Arc<Mutex<Instant>>,
     _beat: heartbeat::Registration,
 }
+
+/// A place known to have been there this recently is still there: its key
+/// then had [`LEASE_TTL`] to live, and within `max_wait` (shorter than
+/// `stale_after`) nobody but its owner removes a place whose key lives.
+const KNOWN_ALIVE: Duration = LEASE_TTL.saturating_sub(RENEW_EVERY.saturating_mul(2));
 
 impl Place for RedisPlace {
     fn ticket(&self) -> u64 {
         self.ticket
     }
 
+    /// Asked before every look at the site, also the one right at the due
+    /// time: answered from the heartbeat's last renewal while that is
+    /// recent, which saves a round trip between the due time and the
+    /// admission; asked of the server after a stop, when it is not.
     fn still_held(&self) -> Result<bool> {
+        if lock(&self.alive_at).elapsed() < KNOWN_ALIVE {
+            return Ok(true);
+        }
         let key = self.inner.key("place", &self.ticket.to_string());
-        self.inner
+        let held = self
+            .inner
             .run(|c| redis::cmd("EXISTS").arg(&key).query::<i64>(c))
-            .map(|n| n == 1)
+            .map(|n| n == 1)?;
+        if held {
+            *lock(&self.alive_at) = Instant::now();
+        }
+        Ok(held)
     }
 }
 
@@ -811,6 +869,7 @@ fn slot_fields(record: &CallRecord) -> [(&'static str, String); 3] {
 
 impl Store for RedisStore {
     fn clock(&self) -> &dyn Clock {
+        self.greet();
         self.clock.as_ref()
     }
 
@@ -837,11 +896,17 @@ impl Store for RedisStore {
                 .arg(self.settings.stale_after_ms)
                 .invoke(c)
         })?;
+        let alive_at = Arc::new(Mutex::new(Instant::now()));
         let place = RedisPlace {
-            _beat: keep_alive(&self.inner, self.inner.key("place", &ticket.to_string())),
+            _beat: keep_place_alive(
+                &self.inner,
+                self.inner.key("place", &ticket.to_string()),
+                alive_at.clone(),
+            ),
             inner: self.inner.clone(),
             queue,
             ticket,
+            alive_at,
         };
         let wake = self.inner.key("wake", &ticket.to_string());
         loop {
@@ -1854,7 +1919,11 @@ pub(crate) mod tests {
     fn an_empty_server_is_noticed_once() {
         let server = Server::start();
         let dir = home("marker");
-        let open = || RedisStore::open(&server.url(), &dir, Settings::default()).unwrap();
+        // Greeted on the first read of the clock.
+        let open = || {
+            let s = RedisStore::open(&server.url(), &dir, Settings::default()).unwrap();
+            s.clock().now_floor();
+        };
         let notes = || {
             let text = std::fs::read_to_string(dir.join("gate.log")).unwrap_or_default();
             text.lines().filter(|l| l.contains("\"backend\"")).count()
