@@ -54,6 +54,8 @@ struct Inner {
     /// How long dropping a watch takes (the clock moves by this much), as
     /// closing an inotify watch does.
     watch_teardown: Duration,
+    /// How many leases were taken.
+    leases: u64,
 }
 
 /// The gate's state in this process's memory.
@@ -132,6 +134,11 @@ impl MemoryStore {
     /// as closing an inotify watch waits out an RCU grace period.
     pub fn slow_watch_teardown(&self, d: Duration) {
         self.inner().watch_teardown = d;
+    }
+
+    /// How many leases callers have taken so far.
+    pub fn leases_taken(&self) -> u64 {
+        self.inner().leases
     }
 
     /// The state of `site` as stored, without any step applied.
@@ -344,6 +351,7 @@ impl Store for MemoryStore {
     }
 
     fn lease(&self) -> Result<Box<dyn Lease>> {
+        self.inner().leases += 1;
         Ok(Box::new(MemLease {
             id: self.owner.to_string(),
         }))
