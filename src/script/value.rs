@@ -137,8 +137,67 @@ pub(super) enum Special {
 /// variable nothing has been assigned to (`undefined`), or a parameter no
 /// call has reached. Values from outside the analysis are explicit
 /// [`Value::Unknown`]s, so sets only grow as the analysis learns.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(super) struct Vals(Vec<Value>);
+#[derive(Debug, Clone, Default)]
+pub(super) struct Vals(Small);
+
+impl PartialEq for Vals {
+    fn eq(&self, other: &Vals) -> bool {
+        self.0.as_slice() == other.0.as_slice()
+    }
+}
+
+/// The values of a set, kept inline while there is at most one: most sets
+/// hold one value (page data, a known object), and a set is cloned on every
+/// read of a variable. In a `Vec` each of those was an allocation, a fifth
+/// of the analysis of a 10 KB script (callgrind).
+#[derive(Debug, Clone, Default)]
+enum Small {
+    #[default]
+    Empty,
+    One(Value),
+    Many(Vec<Value>),
+}
+
+impl Small {
+    fn as_slice(&self) -> &[Value] {
+        match self {
+            Small::Empty => &[],
+            Small::One(v) => std::slice::from_ref(v),
+            Small::Many(vs) => vs,
+        }
+    }
+
+    fn push(&mut self, v: Value) {
+        *self = match std::mem::take(self) {
+            Small::Empty => Small::One(v),
+            Small::One(a) => Small::Many(vec![a, v]),
+            Small::Many(mut vs) => {
+                vs.push(v);
+                Small::Many(vs)
+            }
+        };
+    }
+
+    fn retain(&mut self, keep: impl Fn(&Value) -> bool) {
+        match self {
+            Small::Empty => {}
+            Small::One(v) => {
+                if !keep(v) {
+                    *self = Small::Empty;
+                }
+            }
+            Small::Many(vs) => vs.retain(|v| keep(v)),
+        }
+    }
+
+    fn contains(&self, v: &Value) -> bool {
+        self.as_slice().contains(v)
+    }
+
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+}
 
 /// How many values a set keeps before it gives up and holds [`Value::Any`].
 const CAP: usize = 16;
@@ -146,7 +205,7 @@ const CAP: usize = 16;
 impl Vals {
     /// No value.
     pub(super) fn none() -> Vals {
-        Vals(Vec::new())
+        Vals(Small::Empty)
     }
 
     /// A value from outside the analysis.
@@ -156,12 +215,12 @@ impl Vals {
 
     /// Exactly `v`.
     pub(super) fn of(v: Value) -> Vals {
-        Vals(vec![v])
+        Vals(Small::One(v))
     }
 
     /// The values.
     pub(super) fn iter(&self) -> impl Iterator<Item = &Value> {
-        self.0.iter()
+        self.0.as_slice().iter()
     }
 
     /// Add `v`; true if the set grew. Past [`CAP`] known strings are
@@ -185,8 +244,7 @@ impl Vals {
                     v
                 }) || grew;
             }
-            self.0.clear();
-            self.0.push(Value::Any);
+            self.0 = Small::One(Value::Any);
             return true;
         }
         self.0.push(v);
@@ -196,7 +254,7 @@ impl Vals {
     /// Add every value of `other`; true if the set grew.
     pub(super) fn join(&mut self, other: &Vals) -> bool {
         let mut grew = false;
-        for v in &other.0 {
+        for v in other.0.as_slice() {
             grew |= self.add(v.clone());
         }
         grew
@@ -212,7 +270,8 @@ impl Vals {
 
     /// True if every value is a known string (and there is one at least).
     pub(super) fn all_strings(&self) -> bool {
-        !self.0.is_empty() && self.0.iter().all(|v| matches!(v, Value::Str(_)))
+        let vs = self.0.as_slice();
+        !vs.is_empty() && vs.iter().all(|v| matches!(v, Value::Str(_)))
     }
 }
 
