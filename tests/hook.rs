@@ -75,6 +75,38 @@ fn script_with_two_fetches_is_blocked_with_its_reason() {
 }
 
 #[test]
+fn a_deeply_nested_script_is_analysed_whatever_the_stack_limit() {
+    // A short script is analysed on the main thread when its stack may grow
+    // far enough, else on a thread of its own; either way a deep one must
+    // not overflow a stack (that aborts, and an abort lets the call
+    // through). 500 levels fit the main thread's default 8 MiB in a debug
+    // build; under a 1 MiB limit they go to the thread.
+    let gate = Gate::new("interval = \"0ms\"\n");
+    let mut js = with_id(fixture("PreToolUse.javascript_tool"), "deep");
+    js["tool_input"]["text"] = json!(format!("{}x", "!".repeat(500)));
+    for limit in ["", "ulimit -s 1024; "] {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{limit}exec \"$0\""))
+            .arg(BIN)
+            .env("PACE_HOOK_HOME", gate.home())
+            .env("PACE_HOOK_CONFIG", gate.dir.join("config.toml"))
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&serde_json::to_vec(&js).unwrap()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(code(&out), 0, "limit {limit:?}: {}", stderr(&out));
+        js["tool_use_id"] = json!("deep-again");
+    }
+}
+
+#[test]
 fn missing_post_holds_the_site_for_hold_plus_interval() {
     let gate = Gate::new("interval = \"200ms\"\nin_flight_hold = \"700ms\"\n");
     assert_pass(&gate.run(&pre_navigate("nav", "https://example.com/", 1)));

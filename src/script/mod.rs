@@ -155,9 +155,11 @@ const MAX_NESTING: u32 = 3;
 ///
 /// The parser and the walk recurse once per level of nesting, and a stack
 /// overflow would abort the hook with a code that lets the call through; so
-/// the analysis runs on a thread whose stack grows with the code (measured:
-/// at most 1.2 KB per byte of input in release, for `!!!…x`; 4.6 KB in debug
-/// builds), and code longer than [`MAX_CODE`] is refused.
+/// the analysis runs on a stack that grows with the code (measured: at most
+/// 1.2 KB per byte of input in release, for `!!!…x`; 4.6 KB in debug
+/// builds): the main thread's when it can grow that far
+/// ([`main_stack_holds`]), else a thread's of that size; and code longer
+/// than [`MAX_CODE`] is refused.
 pub(crate) fn analyse(code: &str, env: Env) -> Result<Analysis, ParseFailure> {
     if code.len() > MAX_CODE {
         return Err(ParseFailure {
@@ -171,6 +173,9 @@ pub(crate) fn analyse(code: &str, env: Env) -> Result<Analysis, ParseFailure> {
         });
     }
     let stack = (1 << 20) + code.len() * STACK_PER_BYTE;
+    if main_stack_holds(stack) {
+        return analyse_nested(code, env, 0);
+    }
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("script-analysis".to_owned())
@@ -187,6 +192,38 @@ pub(crate) fn analyse(code: &str, env: Env) -> Result<Analysis, ParseFailure> {
             }),
         }
     })
+}
+
+/// Whether this is the process's main thread and its stack may grow by
+/// `need` bytes beyond what it already uses: then the analysis runs here.
+/// The main thread's stack grows on demand up to `RLIMIT_STACK` (8 MiB
+/// unless set otherwise), enough for scripts of up to about 2 KB, most of
+/// what agents send; a thread of its own costs more than such a script's
+/// whole analysis (0.3 ms of a javascript_tool event in the bench, most of
+/// it waking the other CPU to run the thread and waking this one again).
+/// Other threads (tests, a library caller's) keep the analysis thread: their
+/// stacks do not grow.
+#[cfg(target_os = "linux")]
+fn main_stack_holds(need: usize) -> bool {
+    /// What the hook already has on the stack by here, with room to spare.
+    const IN_USE: usize = 1 << 20;
+    // SAFETY: plain system calls; `limit` is plain old data for getrlimit.
+    let main = unsafe { libc::syscall(libc::SYS_gettid) == libc::getpid() as libc::c_long };
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: as above.
+    if !main || unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } != 0 {
+        return false;
+    }
+    limit.rlim_cur == libc::RLIM_INFINITY
+        || usize::try_from(limit.rlim_cur).is_ok_and(|cur| cur >= need.saturating_add(IN_USE))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn main_stack_holds(_need: usize) -> bool {
+    false
 }
 
 /// The longest code analysed: 256 KiB (a 768 MiB stack reservation, touched
