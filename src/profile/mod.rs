@@ -38,6 +38,12 @@ mod playwright;
 mod puppeteer;
 mod webfetch;
 
+/// A URL no parser reads (an IPv6 host never closed): a tab seen on it
+/// counts as on a page that cannot be told, so calls on it are paced
+/// against every site. For listings a page could have written into
+/// ambiguously.
+pub(crate) const UNREADABLE_URL: &str = "https://[";
+
 /// A browser tab id, as text (ids come as numbers or strings).
 pub(crate) type TabId = String;
 
