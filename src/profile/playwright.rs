@@ -482,6 +482,7 @@ fn status_code(text: &str) -> Option<u16> {
     (code.len() == 3 && code.bytes().all(|b| b.is_ascii_digit()))
         .then(|| code.parse().ok())
         .flatten()
+        .filter(|c| (100..600).contains(c))
 }
 
 /// The status of the page's own document in a `browser_network_requests`
