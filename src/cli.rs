@@ -13,7 +13,7 @@ use crate::{
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
+pub(crate) enum Command {
     /// Read one hook event on stdin and answer it.
     Hook,
     /// Add pace-hook's hooks to a Claude Code settings file.
@@ -65,7 +65,7 @@ pub enum Command {
 }
 
 /// Help text.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 pace-hook: space an agent's requests to each site, across every process on the machine
 
 USAGE:
@@ -110,7 +110,7 @@ ENVIRONMENT:
 ";
 
 /// Parse arguments (without the program name).
-pub fn parse(args: &[OsString]) -> Result<Command> {
+pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
     let usage = |m: String| Error::Usage {
         message: format!("{m}; see `pace-hook --help`"),
     };

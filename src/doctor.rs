@@ -36,18 +36,18 @@ use crate::{
 };
 
 /// The events pace-hook must be hooked on.
-pub const EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PostToolUseFailure"];
+pub(crate) const EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PostToolUseFailure"];
 
 /// Claude Code's timeout for a command hook that gives none, in seconds.
-pub const DEFAULT_TIMEOUT_S: f64 = 600.0;
+pub(crate) const DEFAULT_TIMEOUT_S: f64 = 600.0;
 
 /// One check's verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
+pub(crate) struct Check {
     /// Whether all is well.
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// What was found; for a problem, with its fix.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 impl Check {
@@ -68,20 +68,20 @@ impl Check {
 
 /// Where to look, so that tests (and users with unusual layouts) can say.
 #[derive(Debug, Clone)]
-pub struct Places {
+pub(crate) struct Places {
     /// The user's Claude Code directory (`~/.claude`).
-    pub user_dir: Option<PathBuf>,
+    pub(crate) user_dir: Option<PathBuf>,
     /// The project directory.
-    pub project_dir: Option<PathBuf>,
+    pub(crate) project_dir: Option<PathBuf>,
     /// `PATH`, as hooks get it.
-    pub path_var: Option<OsString>,
+    pub(crate) path_var: Option<OsString>,
     /// This binary, for fixes that name it.
-    pub exe: Option<PathBuf>,
+    pub(crate) exe: Option<PathBuf>,
 }
 
 impl Places {
     /// The places of this process's environment.
-    pub fn from_env() -> Self {
+    pub(crate) fn from_env() -> Self {
         let user_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
             .filter(|d| !d.is_empty())
             .map(PathBuf::from)
@@ -118,7 +118,7 @@ struct Entry {
 }
 
 /// `pace-hook doctor`: print every check; exit 0 only when all pass.
-pub fn run() -> Exit {
+pub(crate) fn run() -> Exit {
     let checks = checks(&Places::from_env(), SystemClock.now_floor());
     let mut out = String::new();
     for c in &checks {
@@ -142,7 +142,7 @@ pub fn run() -> Exit {
 
 /// Every check, in order: settings, hook entries, config, state, backend,
 /// queues, unknown tools.
-pub fn checks(places: &Places, now: EpochMs) -> Vec<Check> {
+pub(crate) fn checks(places: &Places, now: EpochMs) -> Vec<Check> {
     let mut out = Vec::new();
     let (config, config_check) = config_check(places);
     let files = settings_files(places, &mut out);

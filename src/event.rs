@@ -18,11 +18,11 @@ use crate::error::{Error, Result};
 /// The most pace-hook reads from stdin. Screenshots arrive base64-encoded
 /// inside PostToolUse events, so this is generous; anything larger is refused
 /// rather than buffered without bound.
-pub const MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
 
 /// Which hook fired.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EventKind {
+pub(crate) enum EventKind {
     /// Before the tool runs; pace-hook may block it.
     PreToolUse,
     /// After the tool succeeded.
@@ -35,27 +35,25 @@ pub enum EventKind {
 
 /// One hook event.
 #[derive(Debug)]
-pub struct HookEvent {
+pub(crate) struct HookEvent {
     /// Which hook fired.
-    pub kind: EventKind,
+    pub(crate) kind: EventKind,
     /// The Claude Code session, for the log.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// The subagent, inside one.
-    pub agent_id: Option<String>,
+    pub(crate) agent_id: Option<String>,
     /// e.g. `mcp__claude-in-chrome__navigate`.
-    pub tool_name: String,
+    pub(crate) tool_name: String,
     /// The tool's input object (empty if absent).
-    pub tool_input: Map<String, Value>,
+    pub(crate) tool_input: Map<String, Value>,
     /// Ties a Pre event to its Post event.
-    pub tool_use_id: Option<String>,
+    pub(crate) tool_use_id: Option<String>,
     /// The text blocks of `tool_response`, decoded in the one pass.
-    pub response_texts: Vec<String>,
+    pub(crate) response_texts: Vec<String>,
     /// `tool_response` when it is an object (WebFetch's `{code, result, …}`).
-    pub response_object: Option<Value>,
+    pub(crate) response_object: Option<Value>,
     /// `error` of a PostToolUseFailure.
-    pub error: Option<String>,
-    /// `mcp_server.name`, when Claude Code sends it.
-    pub mcp_server: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -69,12 +67,6 @@ struct RawEvent {
     #[serde(default)]
     tool_response: Texts,
     error: Option<Value>,
-    mcp_server: Option<RawServer>,
-}
-
-#[derive(Deserialize)]
-struct RawServer {
-    name: Option<String>,
 }
 
 /// Visitor methods that take a JSON scalar as "no text": a response of an
@@ -186,13 +178,8 @@ impl<'de> Deserialize<'de> for BlockText {
 }
 
 impl HookEvent {
-    /// Read one event from `input`, refusing more than [`MAX_EVENT_BYTES`].
-    pub fn read(input: impl Read) -> Result<Self> {
-        Self::parse(&read_bytes(input)?)
-    }
-
     /// Parse one event from bytes.
-    pub fn parse(bytes: &[u8]) -> Result<Self> {
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Self> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(Error::EmptyInput);
         }
@@ -254,7 +241,6 @@ impl HookEvent {
             response_texts: raw.tool_response.0,
             response_object: raw.tool_response.1,
             error,
-            mcp_server: raw.mcp_server.and_then(|s| s.name),
         })
     }
 
@@ -262,7 +248,7 @@ impl HookEvent {
     /// One agent runs its paced calls one after another (Claude Code ends a
     /// call's Post hook before the next call's Pre hook), so a new call from
     /// the same agent means its earlier ones are over.
-    pub fn agent(&self) -> Option<String> {
+    pub(crate) fn agent(&self) -> Option<String> {
         let session = self.session_id.as_deref().filter(|s| !s.is_empty())?;
         Some(match &self.agent_id {
             Some(a) if !a.is_empty() => format!("{session}/{a}"),
@@ -273,7 +259,7 @@ impl HookEvent {
     /// The text a Post event carries: the response's text blocks (MCP), the
     /// response itself if it is a string, every `text` string in an object
     /// response, and the `error` string of a failure.
-    pub fn result_texts(&self) -> Vec<String> {
+    pub(crate) fn result_texts(&self) -> Vec<String> {
         let mut texts = self.response_texts.clone();
         if let Some(e) = &self.error {
             texts.push(e.clone());
@@ -320,7 +306,7 @@ fn replace_lone_surrogates(bytes: &[u8]) -> Vec<u8> {
 
 /// The bytes of one event from `input`, refusing more than
 /// [`MAX_EVENT_BYTES`].
-pub fn read_bytes(input: impl Read) -> Result<Vec<u8>> {
+pub(crate) fn read_bytes(input: impl Read) -> Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(8 * 1024);
     input
         .take(MAX_EVENT_BYTES as u64 + 1)
@@ -338,7 +324,7 @@ pub fn read_bytes(input: impl Read) -> Result<Vec<u8>> {
 /// itself (not inside a string), that they are a Post event: then the
 /// message must not tell the model its call was blocked, for it already ran.
 /// Only the wording depends on this, never the exit code.
-pub fn looks_like_post(bytes: &[u8]) -> bool {
+pub(crate) fn looks_like_post(bytes: &[u8]) -> bool {
     let key = b"\"hook_event_name\"";
     let mut in_string = false;
     let mut i = 0;
@@ -491,7 +477,7 @@ mod tests {
     fn oversized_input_is_refused_without_parsing() {
         let big = vec![b' '; MAX_EVENT_BYTES + 10];
         assert!(matches!(
-            HookEvent::read(&big[..]),
+            read_bytes(&big[..]),
             Err(Error::InputTooLarge { .. })
         ));
     }

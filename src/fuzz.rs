@@ -736,16 +736,23 @@ pub fn duration(data: &[u8]) {
 // Scripts
 
 /// The JavaScript an agent asks the browser to run, in a page or in
-/// Playwright's server: the analysis never panics, a script is paced or
-/// blocked, never skipped, whatever it says, and a script it reads as making
-/// no request names no sink.
+/// Playwright's server: the analysis never panics, and a script is paced or
+/// blocked, never skipped, whatever it says. (A script can name a sink and
+/// still make no request: one inside a function nothing calls, as the first
+/// run of this target found; the script module's property tests check that
+/// a sink that always runs is never counted as none.)
 pub fn script(data: &[u8]) {
     let code = String::from_utf8_lossy(data);
     for env in [Env::Page, Env::PlaywrightServer] {
-        if let Ok(a) = script::analyse(&code, env)
-            && matches!(a.count, Count::Zero)
-        {
-            assert!(a.requests.is_empty(), "zero requests, yet {:?}", a.requests);
+        if let Ok(a) = script::analyse(&code, env) {
+            // Many names where; a place found is a real place in the code.
+            if let Count::Many { why } = &a.count {
+                assert!(!why.is_empty());
+            }
+            for f in a.requests.iter().chain(&a.opaque) {
+                assert!(f.line >= 1 && f.column >= 1, "{f:?}");
+                assert!(f.line as usize <= js_lines(&code), "{f:?}");
+            }
         }
     }
     for verdict in [
@@ -764,6 +771,26 @@ pub fn script(data: &[u8]) {
             "a script passed: {verdict:?}"
         );
     }
+}
+
+/// How many lines JavaScript sees in `code`: `\n`, `\r`, `\r\n`, U+2028
+/// and U+2029 each end one.
+fn js_lines(code: &str) -> usize {
+    let mut n = 1;
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                n += 1;
+            }
+            '\n' | '\u{2028}' | '\u{2029}' => n += 1,
+            _ => {}
+        }
+    }
+    n
 }
 
 /// The tools [`listings`] reads results of, picked by its first byte.
@@ -829,7 +856,7 @@ pub fn listings(data: &[u8]) {
         check_hosts_of_url(&t.url);
     }
     for st in &learned.statuses {
-        assert!((100..=999).contains(&st.code), "status {}", st.code);
+        assert!((100..600).contains(&st.code), "status {}", st.code);
     }
     let mut map = TabMap::default();
     for t in &learned.tabs {

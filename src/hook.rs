@@ -16,7 +16,7 @@ use crate::{
 
 /// What the hook answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Let the call go on.
     Pass,
     /// Block it; the text is for the model.
@@ -31,12 +31,12 @@ pub enum Outcome {
 /// A Post event that could not be recorded in full. The tool already ran,
 /// so nothing is blocked; the message says what the gate does now.
 #[derive(Debug)]
-pub struct PostFailure(pub String);
+pub(crate) struct PostFailure(pub String);
 
 /// Handle one event. `arrived` is when the process started, on the system
 /// clock's monotonic scale, so that `max_wait` counts the whole time the
 /// hook has run.
-pub fn handle(event: &HookEvent, arrived: Mono) -> Result<Outcome, Failure> {
+pub(crate) fn handle(event: &HookEvent, arrived: Mono) -> Result<Outcome, Failure> {
     match event.kind {
         EventKind::PreToolUse => pre(event, arrived).map_err(Failure::Pre),
         EventKind::PostToolUse | EventKind::PostToolUseFailure => post(event)
@@ -48,7 +48,7 @@ pub fn handle(event: &HookEvent, arrived: Mono) -> Result<Outcome, Failure> {
 
 /// How handling an event failed.
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// Before the call: it must be blocked.
     Pre(Error),
     /// After the call: say what it means; block nothing.
@@ -56,7 +56,7 @@ pub enum Failure {
 }
 
 /// The message for the model when a Pre event fails inside pace-hook.
-pub fn failure_message(tool: Option<&str>, error: &Error) -> String {
+pub(crate) fn failure_message(tool: Option<&str>, error: &Error) -> String {
     let advice = match error {
         Error::CorruptState { .. } => "Retry the call after that wait.".to_owned(),
         Error::LockTimeout { .. } => {
@@ -81,7 +81,7 @@ pub fn failure_message(tool: Option<&str>, error: &Error) -> String {
 }
 
 /// The message for a Post event that could not be read.
-pub fn unreadable_post_message(error: &Error) -> String {
+pub(crate) fn unreadable_post_message(error: &Error) -> String {
     one_line(&format!(
         "pace-hook could not read this PostToolUse event: {error}. The call itself ran; its end was not recorded, so its site stays held until its in-flight hold runs out, and then paces as usual."
     ))
@@ -113,7 +113,7 @@ fn record(event: &HookEvent, kind: Kind, ts: u64) -> Record {
 /// subagent) and its `tool_use_id`. Ids are unique only within a session
 /// (gateways and mocks reuse `call_0`), so the id alone would let two
 /// sessions' calls pass as one.
-pub fn call_key(event: &HookEvent) -> String {
+pub(crate) fn call_key(event: &HookEvent) -> String {
     let id = event.tool_use_id.clone().unwrap_or_else(|| {
         let t = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

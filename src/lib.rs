@@ -1,42 +1,49 @@
 //! pace-hook: a Claude Code hook that spaces an agent's browser calls to each
-//! site, shared by every process on the machine.
+//! site, shared by every process on the machine, or by every machine pointed
+//! at one Redis server.
 //!
-//! The flow of one event follows the modules: [`event`] parses it,
-//! [`profile`] classifies the call, [`resolve`] finds its sites, [`decision`]
-//! decides (pure), [`gate`] waits and records through a [`store`], and
-//! [`hook`] answers. [`exit`] holds every exit code and why.
+//! The flow of one event follows the modules: `event` parses it, `profile`
+//! classifies the call, `resolve` finds its sites, [`decision`] decides
+//! (pure), [`gate`] waits and records through a [`store`], and `hook`
+//! answers. [`exit`] holds every exit code and why.
+//!
+//! The library's API is [`Pacer`] and [`Permit`] (a program's requests in
+//! the same queues as the agent's), and the pieces the gate is proved with:
+//! the [`gate`] over any [`store`], the pure [`decision`], the [`clock`]
+//! with its fake, and [`gaps`], the log's checker. Everything else is the
+//! binary's own.
 
-pub mod cli;
+pub(crate) mod cli;
 pub mod clock;
 pub mod config;
 pub mod decision;
 pub mod duration;
 pub mod error;
-pub mod event;
+pub(crate) mod event;
 pub mod exit;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod gaps;
 pub mod gate;
-pub mod hook;
+pub(crate) mod hook;
 pub(crate) mod install;
 pub mod log;
 pub(crate) mod matcher;
 pub mod pacer;
-pub mod profile;
+pub(crate) mod profile;
 pub(crate) mod reach;
-pub mod resolve;
+pub(crate) mod resolve;
 pub(crate) mod script;
-pub mod settings;
-pub mod site;
-pub mod state_dir;
+pub(crate) mod settings;
+pub(crate) mod site;
+pub(crate) mod state_dir;
 pub mod store;
 
 // Looking at the gate from outside: what it holds (`status`), whether Claude
 // Code runs it as it should (`doctor`), and its log drawn (`gaps --svg`).
-pub mod doctor;
-pub mod status;
-pub mod timeline;
+pub(crate) mod doctor;
+pub(crate) mod status;
+pub(crate) mod timeline;
 pub(crate) mod when;
 
 use std::{

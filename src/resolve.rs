@@ -20,17 +20,17 @@ use crate::{
 
 /// The key for calls whose site cannot be told when the gate knows no site.
 /// Brackets cannot occur in a host, so it never collides with a real site.
-pub const UNKNOWN_SITE: &str = "[unknown-tab]";
+pub(crate) const UNKNOWN_SITE: &str = "[unknown-tab]";
 
 /// A host in the tab map that stands for "could not be read: every site".
-pub const ANY_HOST: &str = "*";
+pub(crate) const ANY_HOST: &str = "*";
 
 /// The hosts a navigation to `url` reaches, as the tab map keeps them: none
 /// for a page proved to be on no site, [`ANY_HOST`] for what cannot be read
 /// (beside the host it most likely means), every host a `data:` document
 /// names. A `javascript:` URL is a script the profile has analysed already;
 /// here it counts as unreadable.
-pub fn hosts_of_url(url: &str) -> Vec<String> {
+pub(crate) fn hosts_of_url(url: &str) -> Vec<String> {
     hosts_of(reach::reach(url))
 }
 
@@ -54,13 +54,13 @@ fn hosts_of(r: Reach) -> Vec<String> {
 
 /// The hosts an absolute URL found in a script or a page reaches; none for a
 /// relative one, which goes to the page's own site.
-pub fn hosts_of_absolute(url: &str) -> Vec<String> {
+pub(crate) fn hosts_of_absolute(url: &str) -> Vec<String> {
     reach::reach_absolute(url).map(hosts_of).unwrap_or_default()
 }
 
 /// The gates a call with `target` is paced on; empty for a call that
 /// reaches no site (a navigation to `about:blank`, a tab on `chrome://…`).
-pub fn requests_for(
+pub(crate) fn requests_for(
     target: &Target,
     config: &Config,
     store: &dyn Store,
@@ -135,7 +135,7 @@ pub fn requests_for(
 
 /// The tab map's entry for `tab` (its browser's current tab if it names
 /// none).
-pub fn entry<'m>(map: &'m TabMap, tab: &TabRef) -> Option<&'m TabEntry> {
+pub(crate) fn entry<'m>(map: &'m TabMap, tab: &TabRef) -> Option<&'m TabEntry> {
     let key = match tab.key() {
         Some(k) => k,
         None => map.current.get(&tab.browser)?.clone(),
@@ -145,7 +145,7 @@ pub fn entry<'m>(map: &'m TabMap, tab: &TabRef) -> Option<&'m TabEntry> {
 
 /// Every configured site and every site with state in the store, each with
 /// the policy this config requires there.
-pub fn every_known_site(config: &Config, store: &dyn Store) -> Result<Vec<SiteRequest>> {
+pub(crate) fn every_known_site(config: &Config, store: &dyn Store) -> Result<Vec<SiteRequest>> {
     let mut keys = config.known_keys();
     keys.extend(store.known_sites()?);
     keys.sort();

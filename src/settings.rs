@@ -58,7 +58,7 @@ use crate::error::{Error, Result};
 /// Which settings file: Claude Code reads all three and merges their hooks
 /// (code.claude.com/docs/en/hooks, "Configuration").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// `.claude/settings.json` in the project: shared with the repository.
     Project,
     /// `~/.claude/settings.json`: every project of this user.

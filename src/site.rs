@@ -15,7 +15,7 @@ use crate::reach::{self, Reach};
 /// URLs that reach no one host (`about:blank`, scripts, `data:` documents).
 /// For hook events, where what cannot be read must pace every site, use
 /// [`crate::resolve::hosts_of_url`].
-pub fn host_of_url(url: &str) -> Option<String> {
+pub(crate) fn host_of_url(url: &str) -> Option<String> {
     match reach::reach(url) {
         Reach::Host(host)
         | Reach::Unreadable {
@@ -27,14 +27,14 @@ pub fn host_of_url(url: &str) -> Option<String> {
 
 /// A host in canonical form, as URLs' hosts are: `Bücher.DE.` is
 /// `xn--bcher-kva.de`. `None` if it is not a host.
-pub fn normalize_host(host: &str) -> Option<String> {
+pub(crate) fn normalize_host(host: &str) -> Option<String> {
     reach::normalize_host(host)
 }
 
 /// The code of a `javascript:` URL, decoded as the browser runs it; `None`
 /// for any other URL. Such a navigation runs the code in the tab instead of
 /// loading a page.
-pub fn script_of_url(url: &str) -> Option<String> {
+pub(crate) fn script_of_url(url: &str) -> Option<String> {
     match reach::reach(url) {
         Reach::Script(code) => Some(code),
         _ => None,
@@ -45,14 +45,14 @@ pub fn script_of_url(url: &str) -> Option<String> {
 /// `api.example.co.uk` are both `example.co.uk`); IP addresses and
 /// `localhost` key as themselves. The config never changes a host's key (see
 /// [`Config::requests_for_host`]): every process meets every other on it.
-pub fn key_for_host(host: &str) -> String {
+pub(crate) fn key_for_host(host: &str) -> String {
     reach::registrable(host)
 }
 
 /// A file name for `key`: safe characters kept, everything else (and a leading
 /// dot) written as `%XX`; long keys are cut and given a hash so they stay
 /// unique and under every filesystem's name limit.
-pub fn file_name(key: &str) -> String {
+pub(crate) fn file_name(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     for (i, b) in key.bytes().enumerate() {
         let safe = b.is_ascii_lowercase()
@@ -78,7 +78,7 @@ pub fn file_name(key: &str) -> String {
 }
 
 /// The key a [`file_name`] was made from, when it was not shortened.
-pub fn key_from_file_name(name: &str) -> Option<String> {
+pub(crate) fn key_from_file_name(name: &str) -> Option<String> {
     if name.contains('~') {
         return None;
     }

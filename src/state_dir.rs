@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 
 /// The state directory: `PACE_HOOK_HOME`, else the user cache directory's
 /// `pace-hook` (`$XDG_CACHE_HOME` or `~/.cache`; `~/Library/Caches` on macOS).
-pub fn default_root() -> Result<PathBuf> {
+pub(crate) fn default_root() -> Result<PathBuf> {
     if let Some(home) = std::env::var_os("PACE_HOOK_HOME").filter(|h| !h.is_empty()) {
         return Ok(PathBuf::from(home));
     }

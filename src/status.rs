@@ -27,164 +27,164 @@ use crate::{
 };
 
 /// The version of the JSON form.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// Everything `status` shows, as its JSON form.
 #[derive(Debug, Clone, Serialize)]
-pub struct Status {
+pub(crate) struct Status {
     /// [`VERSION`].
-    pub version: u32,
+    pub(crate) version: u32,
     /// When this was read (epoch ms).
-    pub now_ms: EpochMs,
+    pub(crate) now_ms: EpochMs,
     /// Where the gate keeps its state, as the store describes itself.
-    pub store: String,
+    pub(crate) store: String,
     /// Whether the gate has any state yet.
-    pub state_found: bool,
+    pub(crate) state_found: bool,
     /// The config in force.
-    pub config: ConfigView,
+    pub(crate) config: ConfigView,
     /// Every site the gate has state for, by key.
-    pub sites: Vec<SiteView>,
+    pub(crate) sites: Vec<SiteView>,
     /// The tab map, per browser.
-    pub browsers: Vec<BrowserView>,
+    pub(crate) browsers: Vec<BrowserView>,
     /// MCP tools the gate log shows passing unpaced that no profile and no
     /// `[[tool]]` rule of this config knows.
-    pub unknown_tools: Vec<UnknownTool>,
+    pub(crate) unknown_tools: Vec<UnknownTool>,
     /// Lines of the gate log that could not be read.
-    pub log_unreadable_lines: usize,
+    pub(crate) log_unreadable_lines: usize,
 }
 
 /// The config in force.
 #[derive(Debug, Clone, Serialize)]
-pub struct ConfigView {
+pub(crate) struct ConfigView {
     /// Its file; `null` for the defaults.
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Why it could not be used; the defaults are shown instead.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// Global `interval`.
-    pub interval_ms: u64,
+    pub(crate) interval_ms: u64,
     /// `in_flight_hold`.
-    pub hold_ms: u64,
+    pub(crate) hold_ms: u64,
     /// `max_wait`.
-    pub max_wait_ms: u64,
+    pub(crate) max_wait_ms: u64,
 }
 
 /// One site's state.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct SiteView {
+pub(crate) struct SiteView {
     /// The gate key (a registrable domain, an IP, `localhost`).
-    pub site: String,
+    pub(crate) site: String,
     /// The configured `[[site]]` whose domain falls under this key.
-    pub configured_site: Option<String>,
+    pub(crate) configured_site: Option<String>,
     /// Why the state could not be read; the other fields are then empty.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// The interval this config requires here.
-    pub interval_ms: u64,
+    pub(crate) interval_ms: u64,
     /// The strictest interval the state holds from earlier callers: after
     /// the last finish, or carried by a call in flight.
-    pub recorded_interval_ms: u64,
+    pub(crate) recorded_interval_ms: u64,
     /// The latest real finish.
-    pub last_finish_ms: Option<EpochMs>,
+    pub(crate) last_finish_ms: Option<EpochMs>,
     /// The earliest start for a caller with this config (`null`: at once).
-    pub next_start_ms: Option<EpochMs>,
+    pub(crate) next_start_ms: Option<EpochMs>,
     /// Whether a call could start now.
-    pub due: bool,
+    pub(crate) due: bool,
     /// Calls admitted and not finished.
-    pub in_flight: Vec<CallView>,
+    pub(crate) in_flight: Vec<CallView>,
     /// Callers waiting in the site's queue.
-    pub queued: usize,
+    pub(crate) queued: usize,
     /// A backoff in force (or recorded) on the site.
-    pub backoff: Option<BackoffView>,
+    pub(crate) backoff: Option<BackoffView>,
     /// The budget this config sets here, and what is left of it.
-    pub budget: Option<BudgetView>,
+    pub(crate) budget: Option<BudgetView>,
     /// Admission times the state keeps for budgets (of any config).
-    pub admissions_kept: usize,
+    pub(crate) admissions_kept: usize,
 }
 
 /// A call in flight.
 #[derive(Debug, Clone, Serialize)]
-pub struct CallView {
+pub(crate) struct CallView {
     /// The call's key: `<session>[/<agent>]#<tool_use_id>`.
-    pub call: String,
+    pub(crate) call: String,
     /// Its tool, from its admission in the gate log.
-    pub tool: Option<String>,
+    pub(crate) tool: Option<String>,
     /// Its Claude Code session.
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// When it was admitted.
-    pub started_ms: EpochMs,
+    pub(crate) started_ms: EpochMs,
     /// Until when it holds the site if no finish comes.
-    pub hold_until_ms: EpochMs,
+    pub(crate) hold_until_ms: EpochMs,
     /// The interval its caller requires after it.
-    pub interval_ms: u64,
+    pub(crate) interval_ms: u64,
     /// Taken while the call still waits for another of its sites.
-    pub waiting_for_other_sites: bool,
+    pub(crate) waiting_for_other_sites: bool,
 }
 
 /// A backoff.
 #[derive(Debug, Clone, Serialize)]
-pub struct BackoffView {
+pub(crate) struct BackoffView {
     /// When it was set.
-    pub set_ms: EpochMs,
+    pub(crate) set_ms: EpochMs,
     /// No start before this.
-    pub until_ms: EpochMs,
+    pub(crate) until_ms: EpochMs,
     /// Push-backs in a row.
-    pub strikes: u32,
+    pub(crate) strikes: u32,
     /// Whether it still holds the site back.
-    pub active: bool,
+    pub(crate) active: bool,
 }
 
 /// A budget and what is left of it.
 #[derive(Debug, Clone, Serialize)]
-pub struct BudgetView {
+pub(crate) struct BudgetView {
     /// At most this many calls…
-    pub calls: u32,
+    pub(crate) calls: u32,
     /// …in any window of this length.
-    pub window_ms: u64,
+    pub(crate) window_ms: u64,
     /// Calls admitted in the window that ends now.
-    pub used: u32,
+    pub(crate) used: u32,
     /// Calls left in it.
-    pub left: u32,
+    pub(crate) left: u32,
     /// When the oldest call in the window leaves it, freeing one more.
-    pub next_free_ms: Option<EpochMs>,
+    pub(crate) next_free_ms: Option<EpochMs>,
 }
 
 /// One browser's tabs.
 #[derive(Debug, Clone, Serialize)]
-pub struct BrowserView {
+pub(crate) struct BrowserView {
     /// The browser: `chrome`, or `<profile>@<session>`.
-    pub browser: String,
+    pub(crate) browser: String,
     /// Its current tab's id, if known.
-    pub current: Option<String>,
+    pub(crate) current: Option<String>,
     /// Its tabs, by id.
-    pub tabs: Vec<TabView>,
+    pub(crate) tabs: Vec<TabView>,
 }
 
 /// One tab.
 #[derive(Debug, Clone, Serialize)]
-pub struct TabView {
+pub(crate) struct TabView {
     /// The tab's id.
-    pub id: String,
+    pub(crate) id: String,
     /// Hosts it may be on now (`*`: could not be read, every site).
-    pub hosts: Vec<String>,
+    pub(crate) hosts: Vec<String>,
     /// Hosts it has been on, oldest first.
-    pub history: Vec<String>,
+    pub(crate) history: Vec<String>,
     /// When this was learnt.
-    pub seen_ms: EpochMs,
+    pub(crate) seen_ms: EpochMs,
 }
 
 /// A tool seen passing unpaced.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct UnknownTool {
+pub(crate) struct UnknownTool {
     /// Its full name.
-    pub tool: String,
+    pub(crate) tool: String,
     /// How many calls the log shows.
-    pub calls: usize,
+    pub(crate) calls: usize,
     /// The latest.
-    pub last_ms: EpochMs,
+    pub(crate) last_ms: EpochMs,
 }
 
 /// `pace-hook status [--json]`: print the status; exit 0, or 1 with the
 /// reason when the state cannot be read at all.
-pub fn run(json: bool) -> Exit {
+pub(crate) fn run(json: bool) -> Exit {
     let now = SystemClock.now_floor();
     match read(now) {
         Ok(status) => {
@@ -252,7 +252,7 @@ fn empty(config: &Config, error: Option<String>, now: EpochMs, store: String) ->
 }
 
 /// The status of `store` as of `now`, for a caller with `config`.
-pub fn collect(
+pub(crate) fn collect(
     store: &dyn Store,
     config: &Config,
     config_error: Option<String>,
@@ -428,7 +428,7 @@ pub(crate) fn declare_hint(tools: &[UnknownTool]) -> String {
 }
 
 /// The status as text.
-pub fn render(s: &Status) -> String {
+pub(crate) fn render(s: &Status) -> String {
     let now = s.now_ms;
     let mut out = String::new();
     let _ = writeln!(

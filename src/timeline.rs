@@ -213,7 +213,7 @@ fn session_label(session: Option<&str>) -> &str {
 }
 
 /// The timeline of `records` (one site with `only_site`) as an SVG document.
-pub fn svg(records: &[Record], only_site: Option<&str>) -> String {
+pub(crate) fn svg(records: &[Record], only_site: Option<&str>) -> String {
     let lanes = bars(records, only_site);
     let all_gaps = gaps::gaps(records);
     let mut sessions: Vec<Option<String>> = Vec::new();

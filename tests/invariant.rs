@@ -8,9 +8,13 @@
 //! 2. no caller waits longer than a hold plus an interval (plus the lease
 //!    time of a dead or stopped waiter) for a site: nothing wedges.
 //!
-//! The gate runs on the in-memory store and a fake clock, so every wait is a
-//! step of the clock: thousands of sequences run in seconds, the same way
-//! every time (`PROPTEST_CASES` sets how many).
+//! The gate runs on a fake clock, so every wait is a step of the clock:
+//! thousands of sequences run in seconds, the same way every time
+//! (`PROPTEST_CASES` sets how many). It runs on two stores: the in-memory
+//! one, which can kill and stop its "processes", and the Redis store against
+//! a real `redis-server`, its scripts reading the fake clock (there a dead
+//! waiter is one whose lease key is gone; a stopped one cannot be faked,
+//! since the server expires keys on its own clock, and is left out).
 
 use std::sync::Arc;
 
@@ -23,6 +27,10 @@ use pace_hook::{
     store::{LEASE_TTL, MemoryStore, RENEW_EVERY, Store},
 };
 use proptest::prelude::*;
+
+#[cfg(feature = "redis")]
+#[path = "common/redis_server.rs"]
+mod redis_server;
 
 const T0: EpochMs = 1_800_000_000_000;
 const HOLD: u64 = 60_000;
@@ -62,9 +70,26 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Where the gate keeps its state in a run.
+enum Backend {
+    Memory(MemoryStore),
+    #[cfg(feature = "redis")]
+    Redis(pace_hook::store::RedisStore),
+}
+
+impl Backend {
+    fn store(&self) -> &dyn Store {
+        match self {
+            Backend::Memory(m) => m,
+            #[cfg(feature = "redis")]
+            Backend::Redis(r) => r,
+        }
+    }
+}
+
 struct World {
     clock: Arc<FakeClock>,
-    store: MemoryStore,
+    backend: Backend,
     /// Each agent's open call: its key and sites.
     open: Vec<Option<String>>,
     /// The log on real (monotonic) time.
@@ -75,21 +100,43 @@ struct World {
     start: pace_hook::clock::Mono,
 }
 
+const LOST: Policy = Policy {
+    interval_ms: 10_000,
+    hold_ms: HOLD,
+    budget: None,
+};
+
 impl World {
     fn new() -> Self {
         let clock = Arc::new(FakeClock::new(T0));
-        let store = MemoryStore::new(
-            clock.clone(),
-            Policy {
-                interval_ms: 10_000,
-                hold_ms: HOLD,
-                budget: None,
+        let store = MemoryStore::new(clock.clone(), LOST);
+        Self::with(clock, Backend::Memory(store))
+    }
+
+    /// A world on a Redis server, in a fresh database: `FLUSHDB` first.
+    #[cfg(feature = "redis")]
+    fn redis(url: &str, home: &std::path::Path) -> Self {
+        let mut c = redis::Client::open(url).unwrap().get_connection().unwrap();
+        redis::cmd("FLUSHDB").query::<()>(&mut c).unwrap();
+        let clock = Arc::new(FakeClock::new(T0));
+        let store = pace_hook::store::RedisStore::with_fake_clock(
+            url,
+            home,
+            pace_hook::store::Settings {
+                lost: LOST,
+                stale_after_ms: 15 * 60_000,
             },
-        );
+            clock.clone(),
+        )
+        .unwrap();
+        Self::with(clock, Backend::Redis(store))
+    }
+
+    fn with(clock: Arc<FakeClock>, backend: Backend) -> Self {
         Self {
             start: clock.mono(),
             clock,
-            store,
+            backend,
             open: vec![None; AGENTS],
             log: Vec::new(),
             next: 0,
@@ -105,7 +152,7 @@ impl World {
     fn finish(&mut self, agent: usize) {
         if let Some(call) = self.open[agent].take() {
             let agent_key = format!("agent{agent}");
-            let f = Gate::new(&self.store)
+            let f = Gate::new(self.backend.store())
                 .finish(&call, Some(&agent_key), &[])
                 .unwrap();
             let mut r = Record::new(Kind::Finish, self.real(), "t");
@@ -137,7 +184,7 @@ impl World {
                 let agent_key = format!("agent{agent}");
                 self.next += 1;
                 let call = format!("{agent_key}#{}", self.next);
-                let gate = Gate::new(&self.store);
+                let gate = Gate::new(self.backend.store());
                 // The same agent's next call ends its open one.
                 if let Some((prev, f)) = gate.end_previous(&agent_key, &call).unwrap() {
                     let mut r = Record::new(Kind::Finish, self.real(), "t");
@@ -183,29 +230,54 @@ impl World {
             }
             Op::Advance(ms) => self.clock.advance(ms),
             Op::StepBack(ms) => self.clock.step_wall(-(ms as i64)),
-            Op::Corrupt(site) => self.store.corrupt(SITES[site]),
+            Op::Corrupt(site) => match &self.backend {
+                Backend::Memory(m) => m.corrupt(SITES[site]),
+                #[cfg(feature = "redis")]
+                Backend::Redis(r) => r.tear(SITES[site]).unwrap(),
+            },
             Op::Waiter { site, dies } => {
-                let p = self.store.process();
-                let lease = p.lease().unwrap();
                 let long = Policy {
                     interval_ms: 10_000,
                     hold_ms: MAX_WAIT + HOLD,
                     budget: None,
                 };
                 self.next += 1;
-                let _ = p.try_admit(
-                    SITES[site],
-                    &format!("waiter#{}", self.next),
-                    &long,
-                    Some(lease.id()),
-                    self.clock.mono(),
-                );
-                if dies {
-                    p.kill();
-                } else {
-                    p.stop();
+                let call = format!("waiter#{}", self.next);
+                match &self.backend {
+                    Backend::Memory(m) => {
+                        let p = m.process();
+                        let lease = p.lease().unwrap();
+                        let _ = p.try_admit(
+                            SITES[site],
+                            &call,
+                            &long,
+                            Some(lease.id()),
+                            self.clock.mono(),
+                        );
+                        if dies {
+                            p.kill();
+                        } else {
+                            p.stop();
+                        }
+                        self.waiters.push((p, lease));
+                    }
+                    // A dead waiter's lease key is gone (it would lapse on
+                    // the server's clock; here at once).
+                    #[cfg(feature = "redis")]
+                    Backend::Redis(r) if dies => {
+                        let lease = r.lease().unwrap();
+                        let _ = r.try_admit(
+                            SITES[site],
+                            &call,
+                            &long,
+                            Some(lease.id()),
+                            self.clock.mono(),
+                        );
+                        drop(lease);
+                    }
+                    #[cfg(feature = "redis")]
+                    Backend::Redis(_) => {}
                 }
-                self.waiters.push((p, lease));
             }
         }
         Ok(())
@@ -227,16 +299,56 @@ proptest! {
         for op in &ops {
             world.apply(op)?;
         }
-        let all = gaps::gaps(&world.log);
-        for (site, gaps) in &all {
-            for g in gaps {
-                prop_assert!(
-                    !g.is_short(),
-                    "{site}: {} admitted {} ms after {} was busy until {}, interval {}",
-                    g.before.0, g.ms(), g.after.0, g.busy_until, g.interval_ms
-                );
-            }
+        check(&world)?;
+    }
+}
+
+fn check(world: &World) -> Result<(), TestCaseError> {
+    for (site, gaps) in &gaps::gaps(&world.log) {
+        for g in gaps {
+            prop_assert!(
+                !g.is_short(),
+                "{site}: {} admitted {} ms after {} was busy until {}, interval {}",
+                g.before.0,
+                g.ms(),
+                g.after.0,
+                g.busy_until,
+                g.interval_ms
+            );
         }
+    }
+    Ok(())
+}
+
+/// The same property on the Redis store, against a real server: its Lua
+/// scripts, queue and leases under the same sequences. Fewer cases by
+/// default (each step is a few round trips); `PROPTEST_CASES` sets them.
+#[cfg(feature = "redis")]
+#[test]
+fn no_short_gap_and_no_wedge_on_redis() {
+    use proptest::test_runner::{Config, TestRunner};
+    let server = redis_server::Server::start();
+    let url = server.url();
+    let home = std::env::temp_dir().join(format!("pace-hook-invariant-{}", std::process::id()));
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(64);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&proptest::collection::vec(op(), 1..60), |ops| {
+        let mut world = World::redis(&url, &home);
+        for op in &ops {
+            world.apply(op)?;
+        }
+        check(&world)
+    });
+    let _ = std::fs::remove_dir_all(&home);
+    if let Err(e) = result {
+        panic!("{e}");
     }
 }
 

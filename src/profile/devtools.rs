@@ -369,8 +369,12 @@ fn parse_page_line(line: &str) -> Option<PageLine<'_>> {
         Some(r) => (r, true),
         None => (rest, false),
     };
-    let url = match rest.rfind(char::is_whitespace) {
-        Some(i) => rest[i + 1..].strip_prefix('(')?.strip_suffix(')')?,
+    // The last blank of any width: a title may hold U+2000 and the like,
+    // which are more than one byte.
+    let url = match rest.char_indices().rfind(|(_, c)| c.is_whitespace()) {
+        Some((i, c)) => rest[i + c.len_utf8()..]
+            .strip_prefix('(')?
+            .strip_suffix(')')?,
         None => rest,
     };
     (!url.is_empty()).then_some(PageLine { id, url, selected })
@@ -392,6 +396,19 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+
+    #[test]
+    fn a_wide_blank_before_the_url_is_read_whole() {
+        // Found by fuzzing: U+2000 before the URL split the line inside a
+        // character, a panic that lost the Post.
+        let line = "0: Title\u{2000}(https://example.com/)";
+        assert_eq!(
+            parse_page_line(line).map(|p| p.url),
+            Some("https://example.com/")
+        );
+        let garbage = "0: Emple Domain \u{2000}\u{2000}(x:tel./T";
+        assert_eq!(parse_page_line(garbage).map(|p| p.url), None);
+    }
     use crate::profile::tests::{classify, input};
 
     #[test]

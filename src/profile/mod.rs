@@ -38,22 +38,28 @@ mod playwright;
 mod puppeteer;
 mod webfetch;
 
+/// A URL no parser reads (an IPv6 host never closed): a tab seen on it
+/// counts as on a page that cannot be told, so calls on it are paced
+/// against every site. For listings a page could have written into
+/// ambiguously.
+pub(crate) const UNREADABLE_URL: &str = "https://[";
+
 /// A browser tab id, as text (ids come as numbers or strings).
-pub type TabId = String;
+pub(crate) type TabId = String;
 
 /// A tab of one browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TabRef {
+pub(crate) struct TabRef {
     /// Whose ids these are: the profile, and the session when each session
     /// has a browser of its own (`playwright@<session>`).
-    pub browser: String,
+    pub(crate) browser: String,
     /// The tab's id; `None` for "the browser's current tab".
-    pub id: Option<TabId>,
+    pub(crate) id: Option<TabId>,
 }
 
 impl TabRef {
     /// Tab `id` of `browser`.
-    pub fn new(browser: impl Into<String>, id: impl Into<String>) -> Self {
+    pub(crate) fn new(browser: impl Into<String>, id: impl Into<String>) -> Self {
         Self {
             browser: browser.into(),
             id: Some(id.into()),
@@ -61,7 +67,7 @@ impl TabRef {
     }
 
     /// The current tab of `browser`.
-    pub fn current(browser: impl Into<String>) -> Self {
+    pub(crate) fn current(browser: impl Into<String>) -> Self {
         Self {
             browser: browser.into(),
             id: None,
@@ -69,14 +75,14 @@ impl TabRef {
     }
 
     /// The tab's key in the tab map, for a tab with an id.
-    pub fn key(&self) -> Option<String> {
+    pub(crate) fn key(&self) -> Option<String> {
         self.id.as_ref().map(|id| format!("{}#{id}", self.browser))
     }
 }
 
 /// What a paced call reaches.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// A request to this URL's site (the URL as given, scheme optional); the
     /// tab, if any, moves there.
     Url {
@@ -106,7 +112,7 @@ pub enum Target {
 
 /// How one tool call is treated.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Not a web tool: let it through, record nothing.
     NotOurs,
     /// A tool of a server no profile knows and the config does not declare:
@@ -136,66 +142,66 @@ pub enum Verdict {
 
 /// A tool call as a profile sees it.
 #[derive(Debug, Clone, Copy)]
-pub struct Call<'a> {
+pub(crate) struct Call<'a> {
     /// The tool's short name within its family (`navigate`).
-    pub tool: &'a str,
+    pub(crate) tool: &'a str,
     /// The MCP server as the tool name spells it (`playwright` in
     /// `mcp__playwright__browser_click`); empty for Claude Code's own tools.
-    pub server: &'a str,
+    pub(crate) server: &'a str,
     /// The tool's input.
-    pub input: &'a Map<String, Value>,
+    pub(crate) input: &'a Map<String, Value>,
     /// The Claude Code session, which scopes per-session browsers.
-    pub session: Option<&'a str>,
+    pub(crate) session: Option<&'a str>,
 }
 
 /// A tool's result as a profile sees it.
 #[derive(Debug, Clone, Copy)]
-pub struct Outcome<'a> {
+pub(crate) struct Outcome<'a> {
     /// The text blocks of a successful result, in order.
-    pub texts: &'a [String],
+    pub(crate) texts: &'a [String],
     /// The result when it is a JSON object (WebFetch).
-    pub object: Option<&'a Value>,
+    pub(crate) object: Option<&'a Value>,
     /// The error text of a failed call.
-    pub error: Option<&'a str>,
+    pub(crate) error: Option<&'a str>,
 }
 
 /// Where a tab was seen, from a tool result.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TabSeen {
+pub(crate) struct TabSeen {
     /// The tab.
-    pub tab: TabRef,
+    pub(crate) tab: TabRef,
     /// Its URL.
-    pub url: String,
+    pub(crate) url: String,
     /// Said where the tool itself writes (a listing the server appends): it
     /// replaces what the map held. Otherwise (text that page content could
     /// have written) it only adds to it.
-    pub sure: bool,
+    pub(crate) sure: bool,
 }
 
 /// An HTTP status a result reports for a URL. Exposed for backoff (a 429 or
 /// 503 with its `Retry-After`); nothing acts on it yet.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
+pub(crate) struct Status {
     /// The URL that answered.
-    pub url: String,
+    pub(crate) url: String,
     /// The HTTP status code.
-    pub code: u16,
+    pub(crate) code: u16,
     /// `Retry-After`, when the result carries it as seconds.
-    pub retry_after_ms: Option<u64>,
+    pub(crate) retry_after_ms: Option<u64>,
 }
 
 /// What a result teaches.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Learned {
+pub(crate) struct Learned {
     /// Tabs and their URLs.
-    pub tabs: Vec<TabSeen>,
+    pub(crate) tabs: Vec<TabSeen>,
     /// The tab that is now its browser's current one.
-    pub current: Option<TabRef>,
+    pub(crate) current: Option<TabRef>,
     /// The tab the call ran on, when the result names it: the sites it shows
     /// are where the call's requests went.
-    pub executed: Option<TabRef>,
+    pub(crate) executed: Option<TabRef>,
     /// HTTP statuses the result reports, where the server itself wrote them.
-    pub statuses: Vec<Status>,
+    pub(crate) statuses: Vec<Status>,
 }
 
 /// One family of browser tools.
@@ -274,7 +280,7 @@ pub(crate) fn find(tool_name: &str) -> Option<(&'static dyn Profile, &str)> {
 /// The rules apply to MCP tools only: every other tool is Claude Code's own,
 /// and the one of those that reaches sites (`WebFetch`) has a profile. So a
 /// broad matcher's `Bash` and `Read` calls pass without touching the config.
-pub fn classify<'r>(
+pub(crate) fn classify<'r>(
     tool_name: &str,
     input: &Map<String, Value>,
     session: Option<&str>,

@@ -482,6 +482,7 @@ fn status_code(text: &str) -> Option<u16> {
     (code.len() == 3 && code.bytes().all(|b| b.is_ascii_digit()))
         .then(|| code.parse().ok())
         .flatten()
+        .filter(|c| (100..600).contains(c))
 }
 
 /// The status of the page's own document in a `browser_network_requests`
@@ -504,6 +505,11 @@ fn document_status(lines: &[&str]) -> Option<Status> {
         retry_after_ms: None,
     })
 }
+
+/// The most ways one tab line is read; past that it is read as unreadable.
+/// Found by fuzzing: a title of many `](` made a line of a few hundred bytes
+/// read as hundreds of URLs.
+const MAX_READINGS: usize = 4;
 
 /// A parsed `- <i>: (current) [<title>](<url>)` line.
 #[derive(Debug, PartialEq, Eq)]
@@ -551,6 +557,12 @@ fn parse_tab_line(line: &str) -> Option<TabLine> {
     {
         urls.push(url.to_owned());
     }
+    // A line that splits too many ways was written to: its tab is read as
+    // on a page that cannot be told (every site), not on each reading,
+    // which a page title could multiply without bound.
+    if urls.len() > MAX_READINGS {
+        urls = vec![super::UNREADABLE_URL.to_owned()];
+    }
     (!urls.is_empty()).then(|| TabLine {
         index: index.to_owned(),
         current,
@@ -568,6 +580,20 @@ mod tests {
     #[test]
     fn examples_name_every_server_it_knows() {
         crate::profile::tests::assert_examples_cover(&Playwright, SERVERS);
+    }
+
+    #[test]
+    fn a_line_that_splits_many_ways_reads_as_one_unreadable_page() {
+        let line = format!(
+            "- 2: (current) [{}](https://a.example/)",
+            "x](https://b.example/".repeat(50)
+        );
+        let t = parse_tab_line(&line).unwrap();
+        assert_eq!(t.urls, [crate::profile::UNREADABLE_URL]);
+        assert_eq!(
+            crate::resolve::hosts_of_url(crate::profile::UNREADABLE_URL),
+            [crate::resolve::ANY_HOST]
+        );
     }
 
     fn pw(tool: &str, v: Value) -> Verdict {

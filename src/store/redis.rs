@@ -107,7 +107,7 @@ use super::{
     TabMap, Watch, heartbeat, redact_url,
 };
 use crate::{
-    clock::{Clock, EpochMs, Mono, OffsetClock},
+    clock::{Clock, EpochMs, FakeClock, Mono, OffsetClock},
     decision::{Decision, Policy, SiteState},
     error::{Error, Result},
     log::{self, Kind, Record},
@@ -211,6 +211,10 @@ struct Inner {
     /// Test only: the server's clock, in µs, for replaying a timeline.
     #[cfg(test)]
     test_now_us: Mutex<Option<u64>>,
+    /// For the property tests: a fake clock that every script reads instead
+    /// of the server's `TIME`, and that every wait steps instead of
+    /// blocking on the server. `None` in every real use.
+    fake: Option<Arc<FakeClock>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -227,6 +231,9 @@ impl Inner {
         #[cfg(test)]
         if let Some(us) = *lock(&self.test_now_us) {
             return us.to_string();
+        }
+        if let Some(fake) = &self.fake {
+            return fake.now_floor().saturating_mul(1000).to_string();
         }
         String::new()
     }
@@ -378,6 +385,11 @@ impl Inner {
     /// The server waits all but [`LATE_MARGIN`]; the rest is slept here, so
     /// the wait is never cut short nor much longer than asked.
     fn block_pop(&self, key: &str, timeout: Duration) -> Result<bool> {
+        if let Some(fake) = &self.fake {
+            // A fake clock's wait is a step of the clock: nobody else runs.
+            fake.sleep(timeout);
+            return Ok(false);
+        }
         let clock = crate::clock::SystemClock;
         let start = clock.mono();
         let server_wait = timeout.saturating_sub(LATE_MARGIN);
@@ -575,6 +587,7 @@ impl RedisStore {
                 deferred: Mutex::new((Vec::new(), 0)),
                 #[cfg(test)]
                 test_now_us: Mutex::new(None),
+                fake: None,
             }),
             clock: Arc::new(OffsetClock::default()),
             settings,
@@ -588,6 +601,37 @@ impl RedisStore {
         // script, and greets the server after that, not before.
         store.inner.run(|_| Ok(()))?;
         Ok(store)
+    }
+
+    /// For property tests: the store on the server at `url` with every time
+    /// the gate compares, and every wait, on `clock` instead of the server's
+    /// clock, so a timeline of hours runs in milliseconds. Not for real use:
+    /// other processes would not share the fake time.
+    #[doc(hidden)]
+    pub fn with_fake_clock(
+        url: &str,
+        home: impl Into<PathBuf>,
+        settings: Settings,
+        clock: Arc<FakeClock>,
+    ) -> Result<Self> {
+        let mut s = Self::open(url, home, settings)?;
+        Arc::get_mut(&mut s.inner)
+            .expect("a store just opened shares nothing")
+            .fake = Some(clock);
+        Ok(s)
+    }
+
+    /// For property tests: write garbage over `site`'s state, as a torn
+    /// write or a stray command would.
+    #[doc(hidden)]
+    pub fn tear(&self, site: &str) -> Result<()> {
+        let key = self.inner.key("site", site);
+        self.inner.run(|c| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg("{\"site\": \"a")
+                .query::<()>(c)
+        })
     }
 
     /// The server's URL, password masked.
@@ -870,7 +914,10 @@ fn slot_fields(record: &CallRecord) -> [(&'static str, String); 3] {
 impl Store for RedisStore {
     fn clock(&self) -> &dyn Clock {
         self.greet();
-        self.clock.as_ref()
+        match &self.inner.fake {
+            Some(fake) => fake.as_ref(),
+            None => self.clock.as_ref(),
+        }
     }
 
     fn queue_is_empty(&self, site: &str) -> Result<bool> {
@@ -914,7 +961,7 @@ impl Store for RedisStore {
             if ahead == 0 {
                 return Ok(Ok(Box::new(place)));
             }
-            let left = self.clock.left(deadline);
+            let left = self.clock().left(deadline);
             if left.is_zero() {
                 return Ok(Err(QueueTimeout { ahead }));
             }
@@ -1346,17 +1393,16 @@ impl Store for RedisStore {
     }
 }
 
+/// The integration tests' `redis-server`: one definition for both.
+#[cfg(test)]
+#[path = "../../tests/common/redis_server.rs"]
+mod test_server;
+
 #[cfg(test)]
 pub(crate) mod tests {
     //! Against a real `redis-server`, started per test on a free loopback
     //! port with persistence off. These never skip: without `redis-server`
     //! they fail, saying how to install it.
-
-    use std::{
-        io::{Read as _, Write as _},
-        net::{TcpListener, TcpStream},
-        process::{Child, Command, Stdio},
-    };
 
     use super::*;
     use crate::{
@@ -1365,80 +1411,7 @@ pub(crate) mod tests {
         store::TabEntry,
     };
 
-    /// A `redis-server` of this test's own, killed when dropped.
-    pub(crate) struct Server {
-        child: Child,
-        pub(crate) port: u16,
-    }
-
-    fn redis_server() -> PathBuf {
-        std::env::var_os("PATH")
-            .into_iter()
-            .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-            .map(|d| d.join("redis-server"))
-            .find(|p| p.is_file())
-            .unwrap_or_else(|| {
-                panic!(
-                    "redis-server is not on PATH: install it (`apt-get install -y redis-server`); the Redis tests never skip"
-                )
-            })
-    }
-
-    impl Server {
-        pub(crate) fn start() -> Self {
-            for _ in 0..20 {
-                let port = TcpListener::bind("127.0.0.1:0")
-                    .unwrap()
-                    .local_addr()
-                    .unwrap()
-                    .port();
-                if let Some(s) = Self::start_on(port) {
-                    return s;
-                }
-            }
-            panic!("could not start redis-server on any free port");
-        }
-
-        fn start_on(port: u16) -> Option<Self> {
-            let mut child = Command::new(redis_server())
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let start = std::time::Instant::now();
-            while start.elapsed() < Duration::from_secs(10) {
-                if child.try_wait().unwrap().is_some() {
-                    return None;
-                }
-                if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
-                    let mut buf = [0u8; 16];
-                    if s.write_all(b"PING\r\n").is_ok()
-                        && s.read(&mut buf)
-                            .is_ok_and(|n| buf[..n].starts_with(b"+PONG"))
-                    {
-                        return Some(Self { child, port });
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-            None
-        }
-
-        pub(crate) fn url(&self) -> String {
-            format!("redis://127.0.0.1:{}/0", self.port)
-        }
-    }
-
-    impl Drop for Server {
-        fn drop(&mut self) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
+    use super::test_server::Server;
 
     fn home(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
