@@ -122,6 +122,25 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
     let Some(first) = args.first() else {
         return Ok(Command::Hook);
     };
+    // `pace-hook install --help` and the like: the help, not a usage error.
+    // After `run`'s `--` the arguments are the command's own.
+    const SUBCOMMANDS: [&str; 7] = [
+        "install",
+        "uninstall",
+        "gaps",
+        "status",
+        "doctor",
+        "run",
+        "backoff",
+    ];
+    if first.to_str().is_some_and(|f| SUBCOMMANDS.contains(&f))
+        && args[1..]
+            .iter()
+            .take_while(|a| *a != "--")
+            .any(|a| a == "-h" || a == "--help")
+    {
+        return Ok(Command::Help);
+    }
     match text(first)?.as_str() {
         "-h" | "--help" | "help" => Ok(Command::Help),
         "-V" | "--version" => Ok(Command::Version),
@@ -278,6 +297,28 @@ mod tests {
 
     fn args(a: &[&str]) -> Vec<OsString> {
         a.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn help_after_a_subcommand_is_the_help_but_not_after_runs_separator() {
+        for a in [
+            &["install", "--help"][..],
+            &["uninstall", "--user", "-h"],
+            &["gaps", "--svg", "t.svg", "--help"],
+            &["status", "--help"],
+            &["doctor", "-h"],
+            &["backoff", "--help"],
+            &["run", "--help"],
+        ] {
+            assert_eq!(parse(&args(a)).unwrap(), Command::Help, "{a:?}");
+        }
+        assert_eq!(
+            parse(&args(&["run", "--site", "a.com", "--", "curl", "--help"])).unwrap(),
+            Command::Run {
+                site: "a.com".into(),
+                command: args(&["curl", "--help"])
+            }
+        );
     }
 
     #[test]
