@@ -120,6 +120,19 @@ fn script_opaque_places_name_what_and_where() {
 }
 
 #[test]
+fn script_a_value_that_escapes_is_named_with_how_in_words() {
+    let a = page("Reflect.apply(fetch, window, ['/a'])");
+    assert_eq!(
+        a.opaque,
+        vec![found(
+            "the global object, used as an argument of `Reflect.apply` (1:1)",
+            1,
+            1
+        )]
+    );
+}
+
+#[test]
 fn script_unknown_calls_are_the_pages_business_not_opaque() {
     let a = page("const rows = table.getRows(); render(rows); return rows.length");
     assert!(a.opaque.is_empty());

@@ -169,11 +169,15 @@ impl<'a> Walker<'a, '_> {
         how: &How<'_>,
         reads_only: bool,
     ) -> Cost {
+        // "… at 1:10 runs as a callback (1:3)" said of a value: "a
+        // function that can start requests, used as a callback (1:3)".
         let opaque_what = |this: &Self, w: &str| {
-            format!(
-                "{w}, which {}",
-                how.render(this).trim_start_matches("runs as ")
-            )
+            let how = how.render(this);
+            let how = match how.strip_prefix("runs ") {
+                Some(rest) => format!("used {rest}"),
+                None => how.strip_prefix("is ").unwrap_or(&how).to_owned(),
+            };
+            format!("{w}, {how}")
         };
         match v {
             Value::Sink(label) => self.request(label, at).repeated(|| how.render(self)),
