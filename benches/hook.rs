@@ -19,9 +19,9 @@
 //! Knobs (environment): `PACE_HOOK_BENCH_ROUNDS` (per-event rounds, default
 //! 300); `PACE_HOOK_BENCH_MUSL` and `PACE_HOOK_BENCH_GLIBC_STATIC` (static
 //! builds of pace-hook to time beside the default one, as `scripts/bench`
-//! makes them); `PACE_HOOK_BENCH_COMPARE=LABEL=PATH` (another glibc build,
-//! say of an earlier commit, timed side by side with this one, scale
-//! included: a before and after from one run); `PACE_HOOK_BENCH_DIR` (where
+//! makes them); `PACE_HOOK_BENCH_COMPARE=LABEL=PATH[,LABEL=PATH...]` (other
+//! glibc builds, say of earlier commits, timed side by side with this one,
+//! scale included: a before and after from one run); `PACE_HOOK_BENCH_DIR` (where
 //! the state directories go, default the temp dir); `PACE_HOOK_BENCH_KEEP=1`
 //! (keep them).
 //!
