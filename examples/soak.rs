@@ -19,7 +19,7 @@
 use std::{
     collections::BTreeMap,
     fs,
-    io::Write,
+    io::{Read, Write},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     sync::{
@@ -93,6 +93,8 @@ struct Soak {
     seen: Mutex<Vec<Seen>>,
     counts: Counts,
     stop: AtomicBool,
+    /// Blocked Pre processes, by what they said.
+    blocks: Mutex<BTreeMap<String, u64>>,
 }
 
 impl Soak {
@@ -107,7 +109,7 @@ impl Soak {
             .env_remove("CLAUDE_PROJECT_DIR")
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("spawn pace-hook");
         let bytes = serde_json::to_vec(event).unwrap();
@@ -194,6 +196,20 @@ impl Soak {
             if killed || status.code() != Some(0) {
                 if !killed {
                     self.counts.blocked.fetch_add(1, Ordering::Relaxed);
+                    // Why, by its wording with the numbers blanked: a block
+                    // is the safe answer, but how often each comes tells
+                    // which chaos costs the callers what.
+                    let mut why = String::new();
+                    if let Some(mut err) = child.stderr.take() {
+                        let _ = err.read_to_string(&mut why);
+                    }
+                    let kind: String = why
+                        .trim()
+                        .chars()
+                        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                        .take(90)
+                        .collect();
+                    *self.blocks.lock().unwrap().entry(kind).or_default() += 1;
                 }
                 self.seen.lock().unwrap().push(seen);
                 continue;
@@ -364,6 +380,7 @@ fn main() {
         seen: Mutex::new(Vec::new()),
         counts: Counts::default(),
         stop: AtomicBool::new(false),
+        blocks: Mutex::new(BTreeMap::new()),
     });
     let mut threads = Vec::new();
     for agent in 0..callers {
@@ -431,6 +448,17 @@ fn report(soak: &Soak, seconds: u64, callers: usize, work: &Path) {
         n(&c.stopped),
         n(&c.stopped_then_killed)
     );
+    let mut blocks: Vec<(u64, String)> = soak
+        .blocks
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(k, n)| (*n, k.clone()))
+        .collect();
+    blocks.sort_by(|a, b| b.cmp(a));
+    for (count, kind) in blocks.iter().take(8) {
+        println!("    blocked {count}: {kind}…");
+    }
     println!(
         "  Posts {}, PostToolUseFailures {}, no Post {}; state files torn {}",
         n(&c.posts),
