@@ -354,8 +354,8 @@ impl<'a, 'p> Walker<'a, 'p> {
             Root::Function(e) => {
                 let (vals, mut cost) = self.expr(e);
                 let mut once = Cost::Zero;
-                for v in vals.iter().cloned().collect::<Vec<_>>() {
-                    let (_, c) = self.apply(&v, &args, &site(e.span().start), false);
+                for v in vals.iter() {
+                    let (_, c) = self.apply(v, &args, &site(e.span().start), false);
                     once = once.or(c);
                 }
                 cost = cost.then(once);
