@@ -37,6 +37,15 @@ const SPECIAL: &[&str] = &["http", "https", "ws", "wss", "ftp"];
 
 /// What the string made of `parts` names.
 pub(super) fn named(parts: &[Part]) -> Named {
+    // Most strings are not URLs: without a `:` or a slash before the first
+    // unknown part there is no scheme and no `//`, so nothing below matches.
+    let mut known = parts.iter().map_while(|p| match p {
+        Part::Lit(s) => Some(s),
+        Part::Hole => None,
+    });
+    if !known.any(|s| s.contains([':', '/', '\\'])) {
+        return Named::Nothing;
+    }
     let complete = !parts.contains(&Part::Hole);
     let mut prefix = String::new();
     for p in parts {

@@ -243,8 +243,8 @@ impl<'a> Walker<'a, '_> {
             };
             self.code_url(vals, &format!("assignment to `.{n}`"), at, loads);
         }
-        for v in obj.iter().cloned().collect::<Vec<_>>() {
-            let c = match (&v, key) {
+        for v in obj.iter() {
+            let c = match (v, key) {
                 (_, Key::Private) => Cost::Zero,
                 (Value::Element(tag), Key::Name(n, _)) if value::inert_property(tag, n) => Cost::Zero,
                 (Value::Global, Key::Name(n, true)) => {

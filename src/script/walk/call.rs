@@ -106,8 +106,8 @@ impl<'a> Walker<'a, '_> {
     ) -> (Vals, Cost) {
         let mut out = Vals::none();
         let mut cost = Cost::Zero;
-        for f in fvals.iter().cloned().collect::<Vec<_>>() {
-            let (v, c) = self.apply(&f, args, site, true);
+        for f in fvals.iter() {
+            let (v, c) = self.apply(f, args, site, true);
             out.join(&v);
             cost = cost.or(c);
         }
@@ -227,7 +227,7 @@ impl<'a> Walker<'a, '_> {
             receiver: Vals::unknown(),
             new: false,
         };
-        for f in arg.vals.iter().cloned().collect::<Vec<_>>() {
+        for f in arg.vals.iter() {
             let (v, c) = match f {
                 // Page data passed where a function goes: the page's code.
                 Value::Unknown
@@ -235,7 +235,7 @@ impl<'a> Walker<'a, '_> {
                 | Value::Plain
                 | Value::Element(_)
                 | Value::Global => (Vals::unknown(), Cost::Zero),
-                f => self.apply(&f, &args, &inner, false),
+                f => self.apply(f, &args, &inner, false),
             };
             out.join(&v);
             cost = cost.or(c);
@@ -264,6 +264,19 @@ impl<'a> Walker<'a, '_> {
     /// A string that, as CSS, loads something (`url(…)`, `@import`), handed to
     /// the page at `at`: a style, `setProperty`, `insertRule`.
     pub(super) fn css(&mut self, e: &'a Expression<'a>, at: u32) -> Cost {
+        // Only these have known text (see `shape`): skip building the parts
+        // of the rest, which are one unknown part.
+        if !matches!(
+            e,
+            Expression::StringLiteral(_)
+                | Expression::NumericLiteral(_)
+                | Expression::ParenthesizedExpression(_)
+                | Expression::BinaryExpression(_)
+                | Expression::TemplateLiteral(_)
+                | Expression::Identifier(_)
+        ) {
+            return Cost::Zero;
+        }
         let mut parts = Vec::new();
         self.shape(e, &mut parts);
         let loads: usize = parts
@@ -421,8 +434,8 @@ impl<'a> Walker<'a, '_> {
                     new: s == Special::ReflectConstruct,
                 };
                 if let Some(target) = args.first() {
-                    for f in target.vals.iter().cloned().collect::<Vec<_>>() {
-                        let (v, c) = self.apply(&f, &[], &inner, true);
+                    for f in target.vals.iter() {
+                        let (v, c) = self.apply(f, &[], &inner, true);
                         out.join(&v);
                         cost = cost.or(c);
                     }
@@ -615,9 +628,9 @@ impl<'a> Walker<'a, '_> {
             return Cost::Zero;
         };
         let mut cost = Cost::Zero;
-        for v in arg.vals.iter().cloned().collect::<Vec<_>>() {
+        for v in arg.vals.iter() {
             let c = match v {
-                Value::Str(code) => self.nested(&code, site),
+                Value::Str(code) => self.nested(code, site),
                 Value::Func(_) | Value::Via(_) | Value::BindOf(_) | Value::Sink(_) => {
                     self.call_once(Some(arg), &Vals::unknown(), site).1
                 }

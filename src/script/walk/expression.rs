@@ -233,8 +233,8 @@ impl<'a> Walker<'a, '_> {
     /// Member `key` of `obj`, read at `at`.
     pub(super) fn get(&mut self, obj: &Vals, key: &Key<'a>, at: u32) -> Vals {
         let mut out = Vals::none();
-        for v in obj.iter().cloned().collect::<Vec<_>>() {
-            let got = self.get_one(&v, key, at);
+        for v in obj.iter() {
+            let got = self.get_one(v, key, at);
             out.join(&got);
         }
         out

@@ -156,8 +156,8 @@ impl<'a> Walker<'a, '_> {
     /// 1:10 …".
     pub(super) fn escape(&mut self, vals: &Vals, at: u32, how: &How<'_>, reads_only: bool) -> Cost {
         let mut cost = Cost::Zero;
-        for v in vals.iter().cloned().collect::<Vec<_>>() {
-            cost = cost.or(self.escape_one(&v, at, how, reads_only));
+        for v in vals.iter() {
+            cost = cost.or(self.escape_one(v, at, how, reads_only));
         }
         cost
     }

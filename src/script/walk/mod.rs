@@ -15,8 +15,11 @@
 
 use std::{
     borrow::Cow,
-    collections::{BTreeMap, HashMap},
+    collections::{BTreeMap, HashMap, hash_map::RandomState},
+    hash::{BuildHasher, BuildHasherDefault, Hash, Hasher},
 };
+
+use rustc_hash::FxBuildHasher;
 
 use oxc_ast::ast::*;
 use oxc_ast_visit::{Visit, walk};
@@ -91,16 +94,68 @@ struct FnCtx {
     uses_arguments: bool,
 }
 
+/// A map keyed by offsets into the script or ids made from them. FxHash
+/// rather than SipHash (a fifth of the walk's hashing cost went to these
+/// maps): the keys are at most the script's length, so however a script
+/// places its declarations it cannot make more of them collide than fit in
+/// it.
+type OffsetMap<V> = HashMap<u32, V, FxBuildHasher>;
+
+/// A name of the script with its hash, computed once per lookup by the
+/// walker's keyed (SipHash) hasher, so that looking a name up through
+/// every open scope hashes it once. The scopes' tables take the hash as it
+/// is: a script's names still cannot be chosen to collide.
+#[derive(Clone, Copy)]
+struct Name<'a> {
+    hash: u64,
+    text: &'a str,
+}
+
+impl PartialEq for Name<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.text == other.text
+    }
+}
+
+impl Eq for Name<'_> {}
+
+impl Hash for Name<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// The hasher of [`Name`]s: their hash, already computed.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `Name::hash` feeds this hasher, through `write_u64`.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Names declared in one block or function.
 struct Scope<'a> {
-    names: HashMap<&'a str, u32>,
+    names: HashMap<Name<'a>, u32, BuildHasherDefault<Prehashed>>,
     function: bool,
 }
 
 impl Scope<'_> {
     fn new(function: bool) -> Self {
         Scope {
-            names: HashMap::new(),
+            names: HashMap::default(),
             function,
         }
     }
@@ -179,11 +234,13 @@ pub(super) struct Walker<'a, 'p> {
     fns: Vec<FnCtx>,
     /// Later declarations of a name already declared in the same scope
     /// (`var x; var x`) stand for the first.
-    aliases: HashMap<u32, u32>,
-    bindings: HashMap<u32, Vals>,
+    aliases: OffsetMap<u32>,
+    bindings: OffsetMap<Vals>,
     globals: HashMap<String, Vals>,
-    summaries: HashMap<u32, Summary>,
-    nodes: HashMap<u32, FnNode<'a>>,
+    summaries: OffsetMap<Summary>,
+    nodes: OffsetMap<FnNode<'a>>,
+    /// The keyed hasher of names ([`Name`]).
+    names: RandomState,
     requests: BTreeMap<(u32, String), Found>,
     opaque: BTreeMap<(u32, String), Found>,
     urls: BTreeMap<(u32, String), ()>,
@@ -203,11 +260,12 @@ impl<'a, 'p> Walker<'a, 'p> {
             depth,
             scopes: Vec::new(),
             fns: Vec::new(),
-            aliases: HashMap::new(),
-            bindings: HashMap::new(),
+            aliases: OffsetMap::default(),
+            bindings: OffsetMap::default(),
             globals: HashMap::new(),
-            summaries: HashMap::new(),
-            nodes: HashMap::new(),
+            summaries: OffsetMap::default(),
+            nodes: OffsetMap::default(),
+            names: RandomState::new(),
             requests: BTreeMap::new(),
             opaque: BTreeMap::new(),
             urls: BTreeMap::new(),
@@ -296,8 +354,8 @@ impl<'a, 'p> Walker<'a, 'p> {
             Root::Function(e) => {
                 let (vals, mut cost) = self.expr(e);
                 let mut once = Cost::Zero;
-                for v in vals.iter().cloned().collect::<Vec<_>>() {
-                    let (_, c) = self.apply(&v, &args, &site(e.span().start), false);
+                for v in vals.iter() {
+                    let (_, c) = self.apply(v, &args, &site(e.span().start), false);
                     once = once.or(c);
                 }
                 cost = cost.then(once);

@@ -2,10 +2,21 @@
 //! (`const { fetch: f } = window`) bind them. A binding is keyed by the
 //! offset of its declaration and holds every value ever assigned to it.
 
+use std::collections::hash_map::Entry;
+
 use super::*;
 
 impl<'a> Walker<'a, '_> {
+    /// `text` with its hash, to look it up in the scopes.
+    pub(super) fn name<'t>(&self, text: &'t str) -> Name<'t> {
+        Name {
+            hash: self.names.hash_one(text),
+            text,
+        }
+    }
+
     pub(super) fn declare(&mut self, name: &'a str, id: u32, function_scope: bool) {
+        let name = self.name(name);
         let scope = if function_scope {
             self.scopes
                 .iter_mut()
@@ -15,22 +26,25 @@ impl<'a> Walker<'a, '_> {
         } else {
             self.scopes.last_mut().expect("a scope is open")
         };
-        match scope.names.get(name) {
-            Some(&first) if first != id => {
-                self.aliases.insert(id, first);
+        match scope.names.entry(name) {
+            Entry::Occupied(first) => {
+                let first = *first.get();
+                if first != id {
+                    self.aliases.insert(id, first);
+                }
             }
-            Some(_) => {}
-            None => {
-                scope.names.insert(name, id);
+            Entry::Vacant(v) => {
+                v.insert(id);
             }
         }
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<u32> {
+        let name = self.name(name);
         self.scopes
             .iter()
             .rev()
-            .find_map(|s| s.names.get(name).copied())
+            .find_map(|s| s.names.get(&name).copied())
     }
 
     pub(super) fn binding_id(&self, id: u32) -> u32 {
