@@ -2417,7 +2417,11 @@ fn gaps_command(home: &Home) -> Option<String> {
         .output()
         .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let last = text.lines().rev().find(|l| l.contains("gaps"))?.trim();
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| l.contains("under the interval"))?
+        .trim();
     Some(format!(
         "“{last}” (exit {})",
         out.status.code().unwrap_or(-1)

@@ -187,8 +187,9 @@ pub fn report(records: &[Record], only_site: Option<&str>) -> (String, bool) {
             Some(s) => {
                 let _ = writeln!(
                     text,
-                    "  {} gaps, smallest {} ms, {} under the interval",
+                    "  {} gap{}, smallest {} ms, {} under the interval",
                     gaps.len(),
+                    if gaps.len() == 1 { "" } else { "s" },
                     group(s),
                     short.len()
                 );

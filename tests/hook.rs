@@ -594,7 +594,7 @@ fn gaps_exits_1_when_a_gap_is_short() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("1 gaps, smallest 3,000 ms, 1 under the interval"),
+        stdout.contains("1 gap, smallest 3,000 ms, 1 under the interval"),
         "{stdout}"
     );
 }
