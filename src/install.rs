@@ -299,19 +299,10 @@ fn backup(path: &Path, before: &str) -> Result<PathBuf> {
 }
 
 /// `secs` since the epoch as `YYYYMMDDTHHMMSSZ` (UTC), which sorts as time
-/// does. Civil date from days by Howard Hinnant's `civil_from_days`.
+/// does.
 fn utc_stamp(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = crate::when::civil((secs / 86_400) as i64);
     format!(
         "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
         rem / 3600,

@@ -58,7 +58,7 @@ pub(crate) fn relative(t: EpochMs, now: EpochMs) -> String {
 
 /// Year, month, day of day `z` since 1970-01-01 (Howard Hinnant's
 /// `civil_from_days`).
-fn civil(z: i64) -> (i64, u32, u32) {
+pub(crate) fn civil(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
