@@ -119,6 +119,13 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
             .map(str::to_owned)
             .ok_or_else(|| usage("arguments must be UTF-8".into()))
     };
+    // The value after `flag`, which says what it needs when there is none.
+    let value = |it: &mut std::slice::Iter<'_, OsString>, flag: &str, what: &str| {
+        text(
+            it.next()
+                .ok_or_else(|| usage(format!("`{flag}` needs {what}")))?,
+        )
+    };
     let Some(first) = args.first() else {
         return Ok(Command::Hook);
     };
@@ -157,10 +164,7 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
                     "--user" => Scope::User,
                     "--local" => Scope::Local,
                     "--timeout" if install => {
-                        let value = it
-                            .next()
-                            .ok_or_else(|| usage("`--timeout` needs a number of seconds".into()))?;
-                        let value = text(value)?;
+                        let value = value(&mut it, "--timeout", "a number of seconds")?;
                         timeout_s = Some(value.parse::<u64>().ok().filter(|&t| t > 0).ok_or_else(
                             || {
                                 usage(format!(
@@ -192,17 +196,13 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 match text(a)?.as_str() {
-                    "--site" => {
-                        site = Some(text(
-                            it.next()
-                                .ok_or_else(|| usage("`--site` needs a value".into()))?,
-                        )?)
-                    }
+                    "--site" => site = Some(value(&mut it, "--site", "a value")?),
                     "--svg" => {
-                        svg = Some(std::path::PathBuf::from(
-                            it.next()
-                                .ok_or_else(|| usage("`--svg` needs a file name".into()))?,
-                        ))
+                        svg = Some(std::path::PathBuf::from(value(
+                            &mut it,
+                            "--svg",
+                            "a file name",
+                        )?))
                     }
                     other => return Err(usage(format!("unexpected argument `{other}` to `gaps`"))),
                 }
@@ -214,17 +214,9 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 match text(a)?.as_str() {
-                    "--site" => {
-                        site = Some(text(
-                            it.next()
-                                .ok_or_else(|| usage("`--site` needs a value".into()))?,
-                        )?)
-                    }
+                    "--site" => site = Some(value(&mut it, "--site", "a value")?),
                     "--for" => {
-                        let v = text(
-                            it.next()
-                                .ok_or_else(|| usage("`--for` needs a duration".into()))?,
-                        )?;
+                        let v = value(&mut it, "--for", "a duration")?;
                         for_ms = Some(
                             crate::duration::parse_duration(&v)
                                 .map_err(|m| usage(format!("`--for`: {m}")))?,
@@ -266,12 +258,7 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 match text(a)?.as_str() {
-                    "--site" => {
-                        site = Some(text(
-                            it.next()
-                                .ok_or_else(|| usage("`--site` needs a value".into()))?,
-                        )?)
-                    }
+                    "--site" => site = Some(value(&mut it, "--site", "a value")?),
                     "--" => break,
                     other => {
                         return Err(usage(format!(
@@ -403,6 +390,17 @@ mod tests {
             message(&["uninstall", "--timeout", "300"]),
             "unexpected argument `--timeout` to `uninstall`; see `pace-hook --help`"
         );
+        for (a, m) in [
+            (&["gaps", "--site"][..], "`--site` needs a value"),
+            (&["gaps", "--svg"], "`--svg` needs a file name"),
+            (
+                &["backoff", "--site", "a.com", "--for"],
+                "`--for` needs a duration",
+            ),
+            (&["run", "--site"], "`--site` needs a value"),
+        ] {
+            assert_eq!(message(a), format!("{m}; see `pace-hook --help`"));
+        }
     }
 
     #[test]
