@@ -58,6 +58,7 @@
 
 mod cost;
 mod markup;
+mod stack;
 mod url;
 mod value;
 mod walk;
@@ -158,8 +159,8 @@ const MAX_NESTING: u32 = 3;
 /// the analysis runs on a stack that grows with the code (measured: at most
 /// 1.2 KB per byte of input in release, for `!!!…x`; 4.6 KB in debug
 /// builds): the main thread's when it can grow that far
-/// ([`main_stack_holds`]), else a thread's of that size; and code longer
-/// than [`MAX_CODE`] is refused.
+/// ([`main_stack_holds`]), else one mapped for it ([`stack::run_on`]); and
+/// code longer than [`MAX_CODE`] is refused.
 pub(crate) fn analyse(code: &str, env: Env) -> Result<Analysis, ParseFailure> {
     if code.len() > MAX_CODE {
         return Err(ParseFailure {
@@ -176,33 +177,21 @@ pub(crate) fn analyse(code: &str, env: Env) -> Result<Analysis, ParseFailure> {
     if main_stack_holds(stack) {
         return analyse_nested(code, env, 0);
     }
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .name("script-analysis".to_owned())
-            .stack_size(stack)
-            .spawn_scoped(scope, || analyse_nested(code, env, 0));
-        match spawned {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(e) => Err(ParseFailure {
-                message: format!("no thread to analyse the code on: {e}"),
-                line: 1,
-                column: 1,
-            }),
-        }
+    stack::run_on(stack, || analyse_nested(code, env, 0)).unwrap_or_else(|e| {
+        Err(ParseFailure {
+            message: format!("no stack to analyse the code on: {e}"),
+            line: 1,
+            column: 1,
+        })
     })
 }
 
 /// Whether this is the process's main thread and its stack may grow by
-/// `need` bytes beyond what it already uses: then the analysis runs here.
-/// The main thread's stack grows on demand up to `RLIMIT_STACK` (8 MiB
-/// unless set otherwise), enough for scripts of up to about 2 KB, most of
-/// what agents send; a thread of its own costs more than such a script's
-/// whole analysis (0.3 ms of a javascript_tool event in the bench, most of
-/// it waking the other CPU to run the thread and waking this one again).
-/// Other threads (tests, a library caller's) keep the analysis thread: their
-/// stacks do not grow.
+/// `need` bytes beyond what it already uses: then the analysis runs here,
+/// without the system calls that map a stack. The main thread's stack grows
+/// on demand up to `RLIMIT_STACK` (8 MiB unless set otherwise), enough for
+/// scripts of up to about 2 KB, most of what agents send. Other threads'
+/// stacks (tests', a library caller's) do not grow.
 #[cfg(target_os = "linux")]
 fn main_stack_holds(need: usize) -> bool {
     /// What the hook already has on the stack by here, with room to spare.

@@ -67,18 +67,18 @@ fn script_timing_medians() {
         let a = analyse(&code, Env::Page).expect("the script parses");
         assert!(a.opaque.is_empty(), "{:?}", a.opaque);
         // Interleaved, so a busy machine slows both alike.
-        let mut threaded = Vec::new();
+        let mut mapped = Vec::new();
         let mut inline = Vec::new();
         for _ in 0..5 {
-            threaded.push(median(&code, runs, |c| analyse(c, Env::Page)));
+            mapped.push(median(&code, runs, |c| analyse(c, Env::Page)));
             inline.push(median(&code, runs, |c| analyse_nested(c, Env::Page, 0)));
         }
-        threaded.sort_by(f64::total_cmp);
+        mapped.sort_by(f64::total_cmp);
         inline.sort_by(f64::total_cmp);
         println!(
-            "analyse, {} bytes: median {:.3} ms over 5 × {runs} runs ({:.3} ms of it without the analysis thread)",
+            "analyse, {} bytes: median {:.3} ms over 5 × {runs} runs ({:.3} ms of it on the calling thread's stack, without mapping one)",
             code.len(),
-            threaded[2],
+            mapped[2],
             inline[2]
         );
     }
