@@ -345,3 +345,21 @@ fn script_deep_child() {
         .join()
         .unwrap();
 }
+
+#[test]
+fn script_a_variable_given_more_strings_than_a_set_keeps_still_settles() {
+    // Past 16 strings a set holds "unknown" for them; the next round's
+    // strings used to regrow it, so it never settled and the script was
+    // blocked as code the analysis could not follow.
+    let mut code = String::from("let x;\n");
+    for i in 0..40 {
+        code.push_str(&format!("x = 'https://a{i}.test/';\n"));
+    }
+    code.push_str("await fetch(x);\n");
+    let a = page(&code);
+    assert!(a.opaque.is_empty(), "{:?}", a.opaque);
+    assert_eq!(a.count, Count::One);
+    // Every site the strings name still counts.
+    assert_eq!(a.urls.len(), 40, "{:?}", a.urls);
+    assert!(a.urls.contains(&"https://a39.test/".to_owned()));
+}

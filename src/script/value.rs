@@ -137,8 +137,14 @@ pub(super) enum Special {
 /// variable nothing has been assigned to (`undefined`), or a parameter no
 /// call has reached. Values from outside the analysis are explicit
 /// [`Value::Unknown`]s, so sets only grow as the analysis learns.
+///
+/// The flag is set once the set has dropped its known strings for
+/// [`Value::Unknown`] (past [`CAP`]); from then on a known string added is
+/// that `Unknown`. Without it, a variable assigned more than [`CAP`] strings
+/// dropped them, grew again with the next round's, dropped them again, and
+/// never settled, so the analysis gave up on it.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Vals(Small);
+pub(super) struct Vals(Small, bool);
 
 impl PartialEq for Vals {
     fn eq(&self, other: &Vals) -> bool {
@@ -205,7 +211,7 @@ const CAP: usize = 16;
 impl Vals {
     /// No value.
     pub(super) fn none() -> Vals {
-        Vals(Small::Empty)
+        Vals(Small::Empty, false)
     }
 
     /// A value from outside the analysis.
@@ -215,7 +221,7 @@ impl Vals {
 
     /// Exactly `v`.
     pub(super) fn of(v: Value) -> Vals {
-        Vals(Small::One(v))
+        Vals(Small::One(v), false)
     }
 
     /// The values.
@@ -227,6 +233,11 @@ impl Vals {
     /// dropped first (they start nothing), then everything becomes
     /// [`Value::Any`].
     pub(super) fn add(&mut self, v: Value) -> bool {
+        let v = if self.1 && matches!(v, Value::Str(_)) {
+            Value::Unknown
+        } else {
+            v
+        };
         if self.0.contains(&v) || self.0.contains(&Value::Any) {
             return false;
         }
@@ -234,6 +245,7 @@ impl Vals {
             let before = self.0.len();
             self.0.retain(|x| !matches!(x, Value::Str(_)));
             if self.0.len() < before {
+                self.1 = true;
                 let grew = !self.0.contains(&Value::Unknown);
                 if grew {
                     self.0.push(Value::Unknown);
