@@ -363,3 +363,24 @@ fn script_a_variable_given_more_strings_than_a_set_keeps_still_settles() {
     assert_eq!(a.urls.len(), 40, "{:?}", a.urls);
     assert!(a.urls.contains(&"https://a39.test/".to_owned()));
 }
+
+#[test]
+fn script_walk_stops_after_a_round_that_read_every_value_in_its_final_state() {
+    let rounds = |code: &str| {
+        let a = page(code);
+        (walk::ROUNDS.get(), a)
+    };
+    // Nothing read before it was written: one round.
+    let (n, a) = rounds(
+        "const r = await fetch('/a'); const j = await r.json(); return j.items.map(i => i.name)",
+    );
+    assert_eq!((n, a.count), (1, Count::One));
+    // `f`'s body reads `u` before the call gives it a value: two rounds.
+    let (n, a) = rounds("function f(u) { location.href = u } f('https://a.test/')");
+    assert_eq!((n, a.count, a.unknown_hosts), (2, Count::One, vec![]));
+    // `h` reads `g` before `g` is assigned: the second round sees the
+    // request, and both calls of `h` count.
+    let (n, a) = rounds("let g; const h = () => g('/a'); g = fetch; h(); h()");
+    assert_eq!(n, 2);
+    assert!(matches!(a.count, Count::Many { .. }), "{:?}", a.count);
+}

@@ -294,7 +294,7 @@ impl<'a> Walker<'a, '_> {
                 }
                 // Sloppy mode: `arguments[0] = v` sets the first parameter.
                 (Value::Arguments(id), _) => {
-                    if let Some(node) = self.nodes.get(id).copied() {
+                    if let Some(node) = self.node(*id) {
                         for p in &node.params().items {
                             self.bind(&p.pattern, vals, false);
                         }

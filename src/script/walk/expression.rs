@@ -192,7 +192,7 @@ impl<'a> Walker<'a, '_> {
             Expression::Identifier(id) => {
                 let known = self
                     .lookup(id.name.as_str())
-                    .and_then(|b| self.bindings.get(&b))
+                    .and_then(|b| self.binding(b))
                     .and_then(|v| v.as_str().map(str::to_owned));
                 match known {
                     Some(s) => push_lit(parts, &s),

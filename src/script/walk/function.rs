@@ -9,7 +9,9 @@ impl<'a> Walker<'a, '_> {
     /// value.
     pub(super) fn define(&mut self, node: FnNode<'a>) -> Value {
         let id = node.id();
-        self.nodes.insert(id, node);
+        if self.nodes.insert(id, node).is_none() && self.reads.seen(Kept::Node, id) {
+            self.stale = true;
+        }
         self.fns.push(FnCtx {
             id,
             arrow: matches!(node, FnNode::Arrow(_)),
@@ -62,6 +64,9 @@ impl<'a> Walker<'a, '_> {
         }
         self.scopes.pop();
         let ctx = self.fns.pop().expect("pushed above");
+        // Any change to a summary this round already read makes it stale,
+        // a new wording of the same cost included.
+        let mut changed_read = false;
         match self.summaries.get_mut(&id) {
             None => {
                 self.summaries.insert(
@@ -73,24 +78,45 @@ impl<'a> Walker<'a, '_> {
                     },
                 );
                 self.changed = true;
+                changed_read = true;
             }
             Some(s) => {
                 if cost.level() > s.cost.level() {
                     self.changed = true;
                 }
-                if cost.level() >= s.cost.level() {
+                if cost.level() >= s.cost.level() && cost != s.cost {
                     s.cost = cost;
+                    changed_read = true;
                 }
                 if s.returns.join(&ctx.returns) {
                     self.changed = true;
+                    changed_read = true;
                 }
                 if ctx.uses_arguments && !s.uses_arguments {
                     s.uses_arguments = true;
                     self.changed = true;
+                    changed_read = true;
                 }
             }
         }
+        if changed_read && self.reads.seen(Kept::Summary, id) {
+            self.stale = true;
+        }
         Value::Func(id)
+    }
+
+    /// The syntax of the script's function `id`, once its definition has
+    /// been walked.
+    pub(super) fn node(&self, id: u32) -> Option<FnNode<'a>> {
+        self.reads.note(Kept::Node, id);
+        self.nodes.get(&id).copied()
+    }
+
+    /// What one call of the script's function `id` does, once its
+    /// definition has been walked.
+    pub(super) fn summary(&self, id: u32) -> Option<&Summary> {
+        self.reads.note(Kept::Summary, id);
+        self.summaries.get(&id)
     }
 
     pub(super) fn function_body(&mut self, stmts: &'a [Statement<'a>]) -> Cost {
@@ -107,12 +133,12 @@ impl<'a> Walker<'a, '_> {
         site: &CallSite,
         through: bool,
     ) -> (Vals, Cost) {
-        let Some(node) = self.nodes.get(&id).copied() else {
+        let Some(node) = self.node(id) else {
             return (Vals::unknown(), Cost::Zero);
         };
         let params = node.params();
         let spread_at = args.iter().position(|a| a.spread).unwrap_or(args.len());
-        let uses_arguments = self.summaries.get(&id).is_some_and(|s| s.uses_arguments);
+        let uses_arguments = self.summary(id).is_some_and(|s| s.uses_arguments);
         let mut cost = Cost::Zero;
         for (i, p) in params.items.iter().enumerate() {
             let vals = if i < spread_at {
@@ -137,7 +163,7 @@ impl<'a> Walker<'a, '_> {
             );
             cost = cost.then(self.escape(&a.vals, site.at, &how, false));
         }
-        let Some(summary) = self.summaries.get(&id) else {
+        let Some(summary) = self.summary(id) else {
             return (Vals::unknown(), cost);
         };
         // An async function or a generator returns an object of the
@@ -183,13 +209,12 @@ impl<'a> Walker<'a, '_> {
             Value::Sink(label) => self.request(label, at).repeated(|| how.render(self)),
             Value::Func(id) => {
                 // Code the analysis does not see may call it with anything.
-                if let Some(node) = self.nodes.get(id).copied() {
+                if let Some(node) = self.node(*id) {
                     for p in &node.params().items {
                         self.bind(&p.pattern, &Vals::unknown(), false);
                     }
                 }
-                self.summaries
-                    .get(id)
+                self.summary(*id)
                     .map_or(Cost::Zero, |s| s.cost.clone())
                     .repeated(|| how.render(self))
             }

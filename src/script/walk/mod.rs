@@ -9,13 +9,23 @@
 //! finds (requests, opaque places, URLs) is kept from the last round only,
 //! when every value has settled.
 //!
+//! A round after which nothing grew is the fixpoint, but the walk stops one
+//! round earlier when it can: a round none of whose reads of what persists
+//! between rounds (a binding, a global, a summary, a function's node, an
+//! alias) was changed later in the same round read every value in its final
+//! state. The next round would then start from those values, add only what
+//! they already hold (joins are idempotent), read them unchanged, and so
+//! find exactly what this round found and change nothing; see [`Reads`].
+//! Most scripts settle in one round this way instead of two.
+//!
 //! The walk is split by what it reads: [`statement`]s, [`expression`]s,
 //! [`call`]s, [`assign`]ments, the script's own [`function`]s, and the
 //! [`scope`]s that say which declaration a name means.
 
 use std::{
     borrow::Cow,
-    collections::{BTreeMap, HashMap, hash_map::RandomState},
+    cell::{Cell, RefCell},
+    collections::{BTreeMap, HashMap, HashSet, hash_map::RandomState},
     hash::{BuildHasher, BuildHasherDefault, Hash, Hasher},
 };
 
@@ -54,6 +64,12 @@ pub(super) enum Root<'a> {
 
 /// How many times the walk may repeat before the analysis gives up.
 const MAX_ROUNDS: usize = 12;
+
+#[cfg(test)]
+thread_local! {
+    /// How many rounds this thread's last walk took.
+    pub(super) static ROUNDS: Cell<usize> = const { Cell::new(0) };
+}
 
 /// A function of the script.
 #[derive(Clone, Copy)]
@@ -100,6 +116,45 @@ struct FnCtx {
 /// places its declarations it cannot make more of them collide than fit in
 /// it.
 type OffsetMap<V> = HashMap<u32, V, FxBuildHasher>;
+
+/// What this round of the walk has read of the state kept between rounds,
+/// so that a write can tell whether it changes a value the round already
+/// used: then the round saw a value before its final state, is stale, and
+/// another round must run. Reads of bindings, summaries, function nodes
+/// and aliases are noted by key; reads of user globals (rare) as one flag.
+#[derive(Default)]
+struct Reads {
+    keys: RefCell<HashSet<u64, FxBuildHasher>>,
+    globals: Cell<bool>,
+}
+
+/// The kinds of state a round reads by key.
+#[derive(Clone, Copy)]
+enum Kept {
+    Binding,
+    Summary,
+    Node,
+    Alias,
+}
+
+impl Reads {
+    fn key(kind: Kept, id: u32) -> u64 {
+        ((kind as u64) << 32) | u64::from(id)
+    }
+
+    fn note(&self, kind: Kept, id: u32) {
+        self.keys.borrow_mut().insert(Self::key(kind, id));
+    }
+
+    fn seen(&self, kind: Kept, id: u32) -> bool {
+        self.keys.borrow().contains(&Self::key(kind, id))
+    }
+
+    fn clear(&self) {
+        self.keys.borrow_mut().clear();
+        self.globals.set(false);
+    }
+}
 
 /// A name of the script with its hash, computed once per lookup by the
 /// walker's keyed (SipHash) hasher, so that looking a name up through
@@ -248,7 +303,11 @@ pub(super) struct Walker<'a, 'p> {
     /// Above zero while walking the parts of a string being concatenated:
     /// only the whole string is checked for a URL.
     concat: u32,
+    /// Something kept between rounds grew this round.
     changed: bool,
+    reads: Reads,
+    /// Something this round had already read changed after the read.
+    stale: bool,
 }
 
 impl<'a, 'p> Walker<'a, 'p> {
@@ -272,6 +331,8 @@ impl<'a, 'p> Walker<'a, 'p> {
             unknown_hosts: BTreeMap::new(),
             concat: 0,
             changed: false,
+            reads: Reads::default(),
+            stale: false,
         }
     }
 
@@ -281,6 +342,8 @@ impl<'a, 'p> Walker<'a, 'p> {
         let mut cost = Cost::Zero;
         for round in 0..MAX_ROUNDS {
             self.changed = false;
+            self.stale = false;
+            self.reads.clear();
             self.env = env;
             // What a round finds holds only once the values have settled:
             // keep the last round's.
@@ -291,7 +354,9 @@ impl<'a, 'p> Walker<'a, 'p> {
             self.scopes = vec![Scope::new(true)];
             self.fns.clear();
             cost = self.root(&root);
-            if !self.changed {
+            #[cfg(test)]
+            ROUNDS.set(round + 1);
+            if !self.changed || !self.stale {
                 break;
             }
             if round + 1 == MAX_ROUNDS {

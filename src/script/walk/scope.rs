@@ -29,8 +29,11 @@ impl<'a> Walker<'a, '_> {
         match scope.names.entry(name) {
             Entry::Occupied(first) => {
                 let first = *first.get();
-                if first != id {
-                    self.aliases.insert(id, first);
+                if first != id
+                    && self.aliases.insert(id, first) != Some(first)
+                    && self.reads.seen(Kept::Alias, id)
+                {
+                    self.stale = true;
                 }
             }
             Entry::Vacant(v) => {
@@ -48,6 +51,7 @@ impl<'a> Walker<'a, '_> {
     }
 
     pub(super) fn binding_id(&self, id: u32) -> u32 {
+        self.reads.note(Kept::Alias, id);
         self.aliases.get(&id).copied().unwrap_or(id)
     }
 
@@ -61,6 +65,7 @@ impl<'a> Walker<'a, '_> {
         let entry = self.bindings.entry(id).or_default();
         if entry.join(vals) {
             self.changed = true;
+            self.stale |= self.reads.seen(Kept::Binding, id);
         }
     }
 
@@ -68,13 +73,20 @@ impl<'a> Walker<'a, '_> {
         let entry = self.globals.entry(name.to_owned()).or_default();
         if entry.join(vals) {
             self.changed = true;
+            self.stale |= self.reads.globals.get();
         }
+    }
+
+    /// The value of binding `id` (the first declaration's offset).
+    pub(super) fn binding(&self, id: u32) -> Option<&Vals> {
+        self.reads.note(Kept::Binding, id);
+        self.bindings.get(&id)
     }
 
     /// The value of identifier `name`, read at `span`.
     pub(super) fn read(&mut self, name: &str) -> Vals {
         if let Some(id) = self.lookup(name) {
-            return self.bindings.get(&id).cloned().unwrap_or_default();
+            return self.binding(id).cloned().unwrap_or_default();
         }
         if name == "undefined" {
             return Vals::none();
@@ -93,6 +105,7 @@ impl<'a> Walker<'a, '_> {
         if let Some(v) = value::global(name, self.env) {
             out.add(v);
         }
+        self.reads.globals.set(true);
         if let Some(user) = self.globals.get(name) {
             out.join(user);
         }
