@@ -384,3 +384,27 @@ fn script_walk_stops_after_a_round_that_read_every_value_in_its_final_state() {
     assert_eq!(n, 2);
     assert!(matches!(a.count, Count::Many { .. }), "{:?}", a.count);
 }
+
+#[test]
+fn script_urls_inside_an_operand_of_a_concatenation_count() {
+    // Only the parts that make up the string are checked as a whole; the
+    // strings inside a call, a function or a conditional used as an
+    // operand are URLs of their own. These used to name no site.
+    for code in [
+        "const s = 'a' + (() => { fetch('https://other.org/x'); return 1 })();",
+        "const s = `a${(() => { fetch('https://other.org/x'); return 1 })()}`;",
+        "const s = 'a' + await fetch('https://other.org/x').then(r => r.text());",
+        "const s = `${await (await fetch('https://other.org/x')).text()}!`;",
+        "const s = 'p' + (c ? 'https://other.org/x' : '');",
+    ] {
+        let a = page(code);
+        assert_eq!(
+            a.urls,
+            vec!["https://other.org/x".to_owned()],
+            "{code}: {a:?}"
+        );
+    }
+    // The whole string still counts once, and its parts do not.
+    let a = page("const u = 'https://' + 'other.org' + '/x'; await fetch(u)");
+    assert_eq!(a.urls, vec!["https://other.org/x".to_owned()]);
+}

@@ -134,9 +134,7 @@ impl<'a> Walker<'a, '_> {
                 None => parts.push(Part::Hole),
             }
             if let Some(e) = t.expressions.get(i) {
-                self.concat += 1;
-                let (v, c) = self.expr(e);
-                self.concat -= 1;
+                let (v, c) = self.part(e);
                 cost = cost.then(c);
                 match v.as_str() {
                     Some(s) => push_lit(&mut parts, s),
@@ -154,10 +152,8 @@ impl<'a> Walker<'a, '_> {
         b: &'a BinaryExpression<'a>,
     ) -> (Vals, Cost) {
         let root = self.concat == 0;
-        self.concat += 1;
-        let (_, l) = self.expr(&b.left);
-        let (_, r) = self.expr(&b.right);
-        self.concat -= 1;
+        let (_, l) = self.part(&b.left);
+        let (_, r) = self.part(&b.right);
         if !root {
             return (Vals::unknown(), l.then(r));
         }
@@ -165,6 +161,28 @@ impl<'a> Walker<'a, '_> {
         self.shape(e, &mut parts);
         self.note_string(&parts, b.span);
         (string_value(&parts), l.then(r))
+    }
+
+    /// Walk an operand of a concatenation or a `${…}` of a template. A
+    /// string, a number, a name or a nested `+` is a part of the whole
+    /// string, which is checked for a URL once, whole; anything else (a
+    /// call, a function, a conditional) is an expression of its own, whose
+    /// strings are checked where they are: `'a' + f('https://other.org/')`
+    /// names `other.org`.
+    fn part(&mut self, e: &'a Expression<'a>) -> (Vals, Cost) {
+        let inner = e.without_parentheses();
+        let inside = matches!(
+            inner,
+            Expression::StringLiteral(_)
+                | Expression::NumericLiteral(_)
+                | Expression::TemplateLiteral(_)
+                | Expression::Identifier(_)
+        ) || matches!(inner, Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition);
+        let saved = self.concat;
+        self.concat = if inside { saved + 1 } else { 0 };
+        let walked = self.expr(e);
+        self.concat = saved;
+        walked
     }
 
     /// The known and unknown parts of a string expression, without walking
