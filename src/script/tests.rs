@@ -375,9 +375,14 @@ fn script_walk_stops_after_a_round_that_read_every_value_in_its_final_state() {
         "const r = await fetch('/a'); const j = await r.json(); return j.items.map(i => i.name)",
     );
     assert_eq!((n, a.count), (1, Count::One));
-    // `f`'s body reads `u` before the call gives it a value: two rounds.
+    // A declared function's body is walked at its first call, with the
+    // call's arguments: one round.
     let (n, a) = rounds("function f(u) { location.href = u } f('https://a.test/')");
-    assert_eq!((n, a.count, a.unknown_hosts), (2, Count::One, vec![]));
+    assert_eq!((n, a.count, a.unknown_hosts), (1, Count::One, vec![]));
+    // The second call gives `u` a value the body has not read: two rounds.
+    let (n, a) = rounds("function f(u) { location.href = u } f('https://a.test/'); f(x)");
+    assert_eq!(n, 2);
+    assert!(matches!(a.count, Count::Many { .. }), "{:?}", a.count);
     // `h` reads `g` before `g` is assigned: the second round sees the
     // request, and both calls of `h` count.
     let (n, a) = rounds("let g; const h = () => g('/a'); g = fetch; h(); h()");
@@ -407,4 +412,18 @@ fn script_urls_inside_an_operand_of_a_concatenation_count() {
     // The whole string still counts once, and its parts do not.
     let a = page("const u = 'https://' + 'other.org' + '/x'; await fetch(u)");
     assert_eq!(a.urls, vec!["https://other.org/x".to_owned()]);
+}
+
+#[test]
+fn script_a_function_walked_at_its_call_still_reads_the_names_around_its_declaration() {
+    // `f` is walked at the first call, inside a block whose `go` is
+    // `fetch`; its own `go` is the one beside it, which starts nothing.
+    let a = page("const go = () => 0;\nfunction f() { go('/a') }\n{ const go = fetch; f(); f(); }");
+    assert_eq!(a.count, Count::Zero, "{a:?}");
+    // And the other way round.
+    let a = page("const go = fetch;\nfunction f() { go('/a') }\n{ const go = () => 0; f(); }");
+    assert_eq!(a.count, Count::One, "{a:?}");
+    // Recursion still counts as many.
+    let a = page("function f(n) { if (n) f(n - 1); fetch('/a') }\nf(3)");
+    assert!(matches!(a.count, Count::Many { .. }), "{a:?}");
 }

@@ -18,7 +18,7 @@ impl<'a> Walker<'a, '_> {
             returns: Vals::none(),
             uses_arguments: false,
         });
-        self.scopes.push(Scope::new(true));
+        self.open_scope(true);
         if let FnNode::Function(f) = node
             && f.r#type == FunctionType::FunctionExpression
             && let Some(name) = &f.id
@@ -62,7 +62,7 @@ impl<'a> Walker<'a, '_> {
                 }
             },
         }
-        self.scopes.pop();
+        self.close_scope();
         let ctx = self.fns.pop().expect("pushed above");
         // Any change to a summary this round already read makes it stale,
         // a new wording of the same cost included.
@@ -119,6 +119,36 @@ impl<'a> Walker<'a, '_> {
         self.summaries.get(&id)
     }
 
+    /// Walk the body of function declaration `id` now, if it has not been
+    /// walked this round and its scope is open here: a call does this
+    /// after binding its arguments, so that the body reads the parameters
+    /// with the values the call gives them. Walking it where it is written
+    /// (before the calls below it) read them empty, and every script that
+    /// declared a function and then called it took a second round. The
+    /// body is walked as it would be where it is written: with the scopes
+    /// around the declaration only, in its environment. Recursion finds it
+    /// walked (or being walked) and reads its summary as before.
+    pub(super) fn settle(&mut self, id: u32) {
+        let Some(Some((at, serial, env))) = self.declared.get(&id).copied() else {
+            return;
+        };
+        if self.scopes.get(at).map(|s| s.serial) != Some(serial) {
+            return;
+        }
+        let Some(node) = self.nodes.get(&id).copied() else {
+            return;
+        };
+        self.declared.insert(id, None);
+        let inner = self.scopes.split_off(at + 1);
+        let (env_here, concat_here) = (self.env, self.concat);
+        self.env = env;
+        self.concat = 0;
+        self.define(node);
+        self.env = env_here;
+        self.concat = concat_here;
+        self.scopes.extend(inner);
+    }
+
     pub(super) fn function_body(&mut self, stmts: &'a [Statement<'a>]) -> Cost {
         self.hoist_vars(stmts);
         self.hoist_block(stmts);
@@ -138,7 +168,6 @@ impl<'a> Walker<'a, '_> {
         };
         let params = node.params();
         let spread_at = args.iter().position(|a| a.spread).unwrap_or(args.len());
-        let uses_arguments = self.summary(id).is_some_and(|s| s.uses_arguments);
         let mut cost = Cost::Zero;
         for (i, p) in params.items.iter().enumerate() {
             let vals = if i < spread_at {
@@ -148,6 +177,8 @@ impl<'a> Walker<'a, '_> {
             };
             cost = cost.then(self.bind(&p.pattern, &vals, false));
         }
+        self.settle(id);
+        let uses_arguments = self.summary(id).is_some_and(|s| s.uses_arguments);
         // Arguments the parameters do not name can still be reached, through
         // `arguments` or a rest parameter: they escape.
         let named = if uses_arguments {
@@ -214,6 +245,7 @@ impl<'a> Walker<'a, '_> {
                         self.bind(&p.pattern, &Vals::unknown(), false);
                     }
                 }
+                self.settle(*id);
                 self.summary(*id)
                     .map_or(Cost::Zero, |s| s.cost.clone())
                     .repeated(|| how.render(self))

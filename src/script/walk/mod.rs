@@ -1,8 +1,10 @@
 //! The walk over the syntax tree that counts requests.
 //!
-//! Each function's body is walked once where it is defined, giving a
-//! summary (how many requests one call makes, what it returns); a call adds
-//! its callee's summary. Variables are keyed by their declaration, hold every
+//! Each function's body is walked once per round, giving a summary (how
+//! many requests one call makes, what it returns); a call adds its callee's
+//! summary. A function expression is walked where it is written; a function
+//! declaration at the first call that sees it, after the call has bound its
+//! parameters, or else when its scope closes ([`Walker::settle`]). Variables are keyed by their declaration, hold every
 //! value assigned to them anywhere, and the whole walk repeats until no
 //! variable, return value or summary grows, so the order of definitions and
 //! assignments does not matter and recursion counts as many. What a round
@@ -205,15 +207,11 @@ impl Hasher for Prehashed {
 struct Scope<'a> {
     names: HashMap<Name<'a>, u32, BuildHasherDefault<Prehashed>>,
     function: bool,
-}
-
-impl Scope<'_> {
-    fn new(function: bool) -> Self {
-        Scope {
-            names: HashMap::default(),
-            function,
-        }
-    }
+    /// Which scope this is, among all opened this round.
+    serial: u32,
+    /// Function declarations of this scope whose bodies have not been
+    /// walked yet this round ([`Walker::settle`]).
+    pending: Vec<u32>,
 }
 
 /// A member's key.
@@ -303,6 +301,12 @@ pub(super) struct Walker<'a, 'p> {
     /// Above zero while walking the parts of a string being concatenated:
     /// only the whole string is checked for a URL.
     concat: u32,
+    /// Scopes opened this round, for [`Scope::serial`].
+    opened: u32,
+    /// Function declarations by offset, this round: where each was
+    /// declared (the scope's index and serial, and the environment) while
+    /// its body waits to be walked, `None` once it has been.
+    declared: OffsetMap<Option<(usize, u32, Env)>>,
     /// Something kept between rounds grew this round.
     changed: bool,
     reads: Reads,
@@ -330,6 +334,8 @@ impl<'a, 'p> Walker<'a, 'p> {
             urls: BTreeMap::new(),
             unknown_hosts: BTreeMap::new(),
             concat: 0,
+            opened: 0,
+            declared: OffsetMap::default(),
             changed: false,
             reads: Reads::default(),
             stale: false,
@@ -351,7 +357,10 @@ impl<'a, 'p> Walker<'a, 'p> {
             self.opaque.clear();
             self.urls.clear();
             self.unknown_hosts.clear();
-            self.scopes = vec![Scope::new(true)];
+            self.scopes.clear();
+            self.opened = 0;
+            self.declared.clear();
+            self.open_scope(true);
             self.fns.clear();
             cost = self.root(&root);
             #[cfg(test)]

@@ -7,6 +7,29 @@ use std::collections::hash_map::Entry;
 use super::*;
 
 impl<'a> Walker<'a, '_> {
+    pub(super) fn open_scope(&mut self, function: bool) {
+        self.opened += 1;
+        self.scopes.push(Scope {
+            names: HashMap::default(),
+            function,
+            serial: self.opened,
+            pending: Vec::new(),
+        });
+    }
+
+    /// Close the innermost scope, first walking the bodies of its function
+    /// declarations that no call has walked yet.
+    pub(super) fn close_scope(&mut self) {
+        let pending = match self.scopes.last_mut() {
+            Some(s) => std::mem::take(&mut s.pending),
+            None => Vec::new(),
+        };
+        for id in pending {
+            self.settle(id);
+        }
+        self.scopes.pop();
+    }
+
     /// `text` with its hash, to look it up in the scopes.
     pub(super) fn name<'t>(&self, text: &'t str) -> Name<'t> {
         Name {
@@ -134,6 +157,18 @@ impl<'a> Walker<'a, '_> {
                     if let Some(id) = &f.id {
                         self.declare(id.name.as_str(), id.span.start, false);
                         self.join_binding(id.span.start, &Vals::of(Value::Func(f.span.start)));
+                        // Its body is walked at the first call that can
+                        // see it, or when this scope closes.
+                        let key = f.span.start;
+                        if self.nodes.insert(key, FnNode::Function(f)).is_none()
+                            && self.reads.seen(Kept::Node, key)
+                        {
+                            self.stale = true;
+                        }
+                        let at = self.scopes.len() - 1;
+                        let serial = self.scopes[at].serial;
+                        self.declared.insert(key, Some((at, serial, self.env)));
+                        self.scopes[at].pending.push(key);
                     }
                 }
                 Statement::ClassDeclaration(c) => {

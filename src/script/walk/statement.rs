@@ -12,10 +12,10 @@ impl<'a> Walker<'a, '_> {
     }
 
     pub(super) fn block(&mut self, stmts: &'a [Statement<'a>]) -> Cost {
-        self.scopes.push(Scope::new(false));
+        self.open_scope(false);
         self.hoist_block(stmts);
         let cost = self.statements(stmts);
-        self.scopes.pop();
+        self.close_scope();
         cost
     }
 
@@ -44,7 +44,7 @@ impl<'a> Walker<'a, '_> {
                 self.for_each(&f.left, &f.right, &f.body, "for … of", f.span.start)
             }
             Statement::ForStatement(f) => {
-                self.scopes.push(Scope::new(false));
+                self.open_scope(false);
                 let mut cost = Cost::Zero;
                 match &f.init {
                     Some(ForStatementInit::VariableDeclaration(d)) => {
@@ -66,7 +66,7 @@ impl<'a> Walker<'a, '_> {
                 if let Some(u) = &f.update {
                     each = each.then(self.expr(u).1);
                 }
-                self.scopes.pop();
+                self.close_scope();
                 cost.then(each.repeated(self.looped("for", f.span.start)))
             }
             Statement::IfStatement(i) => {
@@ -98,13 +98,13 @@ impl<'a> Walker<'a, '_> {
             Statement::TryStatement(t) => {
                 let mut cost = self.block(&t.block.body);
                 if let Some(h) = &t.handler {
-                    self.scopes.push(Scope::new(false));
+                    self.open_scope(false);
                     if let Some(p) = &h.param {
                         self.declare_pattern(&p.pattern);
                         cost = cost.then(self.bind(&p.pattern, &Vals::unknown(), true));
                     }
                     cost = cost.then(self.block(&h.body.body));
-                    self.scopes.pop();
+                    self.close_scope();
                 }
                 if let Some(f) = &t.finalizer {
                     cost = cost.then(self.block(&f.body));
@@ -123,7 +123,10 @@ impl<'a> Walker<'a, '_> {
             }
             Statement::VariableDeclaration(d) => self.variable_declaration(d),
             Statement::FunctionDeclaration(f) => {
-                self.define(FnNode::Function(f));
+                // A declaration its scope hoisted is walked by `settle`.
+                if !self.declared.contains_key(&f.span.start) {
+                    self.define(FnNode::Function(f));
+                }
                 Cost::Zero
             }
             Statement::ClassDeclaration(c) => self.class(c),
@@ -158,7 +161,7 @@ impl<'a> Walker<'a, '_> {
         kind: &'static str,
         at: u32,
     ) -> Cost {
-        self.scopes.push(Scope::new(false));
+        self.open_scope(false);
         let (_, once) = self.expr(right);
         let mut each = Cost::Zero;
         match left {
@@ -175,13 +178,13 @@ impl<'a> Walker<'a, '_> {
             }
         }
         each = each.then(self.statement(body));
-        self.scopes.pop();
+        self.close_scope();
         once.then(each.repeated(self.looped(kind, at)))
     }
 
     pub(super) fn switch(&mut self, s: &'a SwitchStatement<'a>) -> Cost {
         let (_, mut cost) = self.expr(&s.discriminant);
-        self.scopes.push(Scope::new(false));
+        self.open_scope(false);
         for case in &s.cases {
             self.hoist_block(&case.consequent);
         }
@@ -192,7 +195,7 @@ impl<'a> Walker<'a, '_> {
             }
             bodies.push((self.statements(&case.consequent), ends(&case.consequent)));
         }
-        self.scopes.pop();
+        self.close_scope();
         // Each case runs on into the next until one ends in `break`,
         // `return`, `throw` or `continue`.
         let mut best = Cost::Zero;
@@ -217,7 +220,7 @@ impl<'a> Walker<'a, '_> {
             let how = How::at("runs as a class's parent ({at})", at);
             cost = cost.then(hc).then(self.escape(&v, at, &how, false));
         }
-        self.scopes.push(Scope::new(false));
+        self.open_scope(false);
         for el in &c.body.body {
             match el {
                 ClassElement::MethodDefinition(m) => {
@@ -242,14 +245,14 @@ impl<'a> Walker<'a, '_> {
                     }
                 }
                 ClassElement::StaticBlock(b) => {
-                    self.scopes.push(Scope::new(true));
+                    self.open_scope(true);
                     cost = cost.then(self.function_body(&b.body));
-                    self.scopes.pop();
+                    self.close_scope();
                 }
                 ClassElement::TSIndexSignature(_) => {}
             }
         }
-        self.scopes.pop();
+        self.close_scope();
         cost
     }
 
