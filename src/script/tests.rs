@@ -427,3 +427,30 @@ fn script_a_function_walked_at_its_call_still_reads_the_names_around_its_declara
     let a = page("function f(n) { if (n) f(n - 1); fetch('/a') }\nf(3)");
     assert!(matches!(a.count, Count::Many { .. }), "{a:?}");
 }
+
+#[test]
+fn script_strings_the_walk_does_not_follow_as_urls_still_name_their_sites() {
+    // Keys, tagged templates, and strings holding a URL inside other text:
+    // each used to name no site.
+    for code in [
+        "const m = {'https://other.org/x': 1}; await fetch(Object.keys(m)[0])",
+        "class A { 'https://other.org/x'() {} }; await fetch(Object.getOwnPropertyNames(A.prototype)[1])",
+        "const { 'https://other.org/x': u } = m; await fetch(u)",
+        "await fetch(String.raw`https://other.org/x`)",
+        "await fetch(String.raw`https:\\/\\/other.org/x`)",
+        "await fetch(tag`https://other.org/${p}`)",
+        "await fetch(JSON.parse('\"https://other.org/x\"'))",
+        "await fetch(JSON.parse(`{\"u\": \"https://other.org/x\"}`).u)",
+        "await fetch(decodeURIComponent('https%3A%2F%2Fother.org%2Fx'))",
+        "await fetch('see https://other.org/x'.split(' ')[1])",
+    ] {
+        let a = page(code);
+        assert!(
+            a.urls.iter().any(|u| u.contains("other.org")),
+            "{code}: {a:?}"
+        );
+    }
+    // A string that is itself a URL is named once, as written.
+    let a = page("await fetch('https://other.org/x')");
+    assert_eq!(a.urls, vec!["https://other.org/x".to_owned()]);
+}

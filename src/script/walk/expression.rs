@@ -17,6 +17,7 @@ impl<'a> Walker<'a, '_> {
             Expression::StringLiteral(s) => {
                 let text = s.value.as_str().to_owned();
                 self.note_string(&[Part::Lit(text.clone())], s.span);
+                self.note_embedded(&text, s.span.start);
                 (Vals::of(Value::Str(text)), Cost::Zero)
             }
             Expression::TemplateLiteral(t) => self.template(t),
@@ -130,7 +131,10 @@ impl<'a> Walker<'a, '_> {
         let mut cost = Cost::Zero;
         for (i, q) in t.quasis.iter().enumerate() {
             match &q.value.cooked {
-                Some(s) => push_lit(&mut parts, s.as_str()),
+                Some(s) => {
+                    push_lit(&mut parts, s.as_str());
+                    self.note_embedded(s.as_str(), q.span.start);
+                }
                 None => parts.push(Part::Hole),
             }
             if let Some(e) = t.expressions.get(i) {
@@ -404,6 +408,29 @@ impl<'a> Walker<'a, '_> {
 
     pub(super) fn tagged(&mut self, t: &'a TaggedTemplateExpression<'a>) -> (Vals, Cost) {
         let (fvals, receiver, name, mut cost) = self.callee(&t.tag);
+        // The tag reads the text as written (`String.raw`) and as escapes
+        // make it: both may name a site.
+        for raw in [false, true] {
+            let mut parts = Vec::new();
+            for (i, q) in t.quasi.quasis.iter().enumerate() {
+                let text = if raw {
+                    Some(&q.value.raw)
+                } else {
+                    q.value.cooked.as_ref()
+                };
+                match text {
+                    Some(s) => {
+                        push_lit(&mut parts, s.as_str());
+                        self.note_embedded(s.as_str(), q.span.start);
+                    }
+                    None => parts.push(Part::Hole),
+                }
+                if i < t.quasi.expressions.len() {
+                    parts.push(Part::Hole);
+                }
+            }
+            self.note_string(&parts, t.quasi.span);
+        }
         let mut args = vec![Arg {
             vals: Vals::of(Value::Plain),
             spread: false,

@@ -488,6 +488,25 @@ impl<'a, 'p> Walker<'a, 'p> {
     }
 }
 
+impl Walker<'_, '_> {
+    /// A string of the script that is not itself a URL may still hold one:
+    /// a JSON text (`'"https://other.org/x"'`), a percent-encoded URL, a
+    /// sentence. It is read as a `data:` document's text is
+    /// ([`crate::reach::absolute_urls_in`]), and every site in it counts,
+    /// whatever the script does with the string.
+    fn note_embedded(&mut self, text: &str, at: u32) {
+        if !(text.contains("//") || text.contains(['%', '\\', '&'])) {
+            return;
+        }
+        if url::named(&[Part::Lit(text.to_owned())]) != Named::Nothing {
+            return;
+        }
+        for u in crate::reach::absolute_urls_in(text) {
+            self.urls.insert((at, u), ());
+        }
+    }
+}
+
 /// Whether a URL sink runs the code at the URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LoadsCode {

@@ -267,6 +267,15 @@ impl<'a> Walker<'a, '_> {
             PropertyKey::PrivateIdentifier(_) => (Key::Private, Cost::Zero),
             _ => {
                 let e = key.to_expression();
+                // A key written as a string is a string of the script: it
+                // names a site like any other (`Object.keys` reads it).
+                if let Expression::StringLiteral(s) = e
+                    && (!computed || !eval)
+                {
+                    let text = s.value.as_str();
+                    self.note_string(&[Part::Lit(text.to_owned())], s.span);
+                    self.note_embedded(text, s.span.start);
+                }
                 if !computed {
                     return (
                         literal_key(e).map_or(Key::Unreadable, |k| Key::Name(k, true)),
