@@ -105,15 +105,15 @@ impl<'a> Walker<'a, '_> {
         Value::Func(id)
     }
 
-    /// The syntax of the script's function `id`, once its definition has
-    /// been walked.
+    /// The syntax of the script's function `id`, once its declaration has
+    /// been hoisted or its definition walked.
     pub(super) fn node(&self, id: u32) -> Option<FnNode<'a>> {
         self.reads.note(Kept::Node, id);
         self.nodes.get(&id).copied()
     }
 
-    /// What one call of the script's function `id` does, once its
-    /// definition has been walked.
+    /// What one call of the script's function `id` does, once its body has
+    /// been walked.
     pub(super) fn summary(&self, id: u32) -> Option<&Summary> {
         self.reads.note(Kept::Summary, id);
         self.summaries.get(&id)
