@@ -264,17 +264,8 @@ impl<'a> Walker<'a, '_> {
     /// A string that, as CSS, loads something (`url(…)`, `@import`), handed to
     /// the page at `at`: a style, `setProperty`, `insertRule`.
     pub(super) fn css(&mut self, e: &'a Expression<'a>, at: u32) -> Cost {
-        // Only these have known text (see `shape`): skip building the parts
-        // of the rest, which are one unknown part.
-        if !matches!(
-            e,
-            Expression::StringLiteral(_)
-                | Expression::NumericLiteral(_)
-                | Expression::ParenthesizedExpression(_)
-                | Expression::BinaryExpression(_)
-                | Expression::TemplateLiteral(_)
-                | Expression::Identifier(_)
-        ) {
+        // Skip building the parts of code with no known text: one unknown part.
+        if !expression::has_text(e) {
             return Cost::Zero;
         }
         let mut parts = Vec::new();

@@ -174,23 +174,16 @@ impl<'a> Walker<'a, '_> {
     /// strings are checked where they are: `'a' + f('https://other.org/')`
     /// names `other.org`.
     fn part(&mut self, e: &'a Expression<'a>) -> (Vals, Cost) {
-        let inner = e.without_parentheses();
-        let inside = matches!(
-            inner,
-            Expression::StringLiteral(_)
-                | Expression::NumericLiteral(_)
-                | Expression::TemplateLiteral(_)
-                | Expression::Identifier(_)
-        ) || matches!(inner, Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition);
         let saved = self.concat;
-        self.concat = if inside { saved + 1 } else { 0 };
+        self.concat = if has_text(e) { saved + 1 } else { 0 };
         let walked = self.expr(e);
         self.concat = saved;
         walked
     }
 
     /// The known and unknown parts of a string expression, without walking
-    /// it for requests (the caller did).
+    /// it for requests (the caller did). Only the expressions [`has_text`]
+    /// names have any known part.
     pub(super) fn shape(&self, e: &'a Expression<'a>, parts: &mut Vec<Part>) {
         match e {
             Expression::StringLiteral(s) => push_lit(parts, s.value.as_str()),
@@ -453,5 +446,19 @@ impl<'a> Walker<'a, '_> {
         };
         let (v, c) = self.apply_all(&fvals, &args, &site);
         (v, cost.then(c))
+    }
+}
+
+/// Whether [`Walker::shape`] reads any text from `e`: a string, a number, a
+/// template, a name, a `+` of them. Anything else is one unknown part.
+pub(super) fn has_text(e: &Expression<'_>) -> bool {
+    match e {
+        Expression::StringLiteral(_)
+        | Expression::NumericLiteral(_)
+        | Expression::TemplateLiteral(_)
+        | Expression::Identifier(_) => true,
+        Expression::ParenthesizedExpression(p) => has_text(&p.expression),
+        Expression::BinaryExpression(b) => b.operator == BinaryOperator::Addition,
+        _ => false,
     }
 }
