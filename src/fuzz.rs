@@ -7,7 +7,7 @@
 //!
 //! Invariant asserted throughout: a parser that cannot read its input never
 //! concludes "no site" or "no request". Only a URL whose scheme is proved to
-//! load nothing ([`crate::reach::may_be_nowhere`]) reaches no site; a tab
+//! load nothing ([`crate::read::reach::may_be_nowhere`]) reaches no site; a tab
 //! listing read from text that page content could have written never
 //! replaces what the tab map knows; a tampered state file can slow a site,
 //! never admit early or wedge it for longer than a day.
@@ -27,15 +27,18 @@ use serde_json::{Map, Value};
 
 use crate::{
     config::{self, Config, cache},
-    decision::{Budget, CEILING_MS, CLOCK_SLACK_MS, Decision, MAX_BUDGET_CALLS, Policy, SiteState},
-    duration,
-    event::{self, EventKind, HookEvent},
-    gaps, hook, log,
-    profile::{self, Call, Learned, Outcome, TabRef, Target, Verdict},
-    reach::{self, Reach},
-    resolve,
-    script::{self, Count, Env},
-    site,
+    duration, hook,
+    hook::event::{self, EventKind, HookEvent},
+    pacing::decision::{
+        Budget, CEILING_MS, CLOCK_SLACK_MS, Decision, MAX_BUDGET_CALLS, Policy, SiteState,
+    },
+    pacing::gaps,
+    pacing::log,
+    read::profile::{self, Call, Learned, Outcome, TabRef, Target, Verdict},
+    read::reach::{self, Reach},
+    read::resolve,
+    read::script::{self, Count, Env},
+    read::site,
     store::{CallRecord, TabMap, file::AgentSlot},
 };
 
@@ -542,7 +545,7 @@ pub fn site_state(data: &[u8]) {
                 }
             }
             _ => {
-                let go = crate::decision::decide(now, &state, &policy) == Decision::Go;
+                let go = crate::pacing::decision::decide(now, &state, &policy) == Decision::Go;
                 assert_eq!(go, state.ready_at(&policy).is_none_or(|r| r <= now));
                 if let Some(budget) = &policy.budget
                     && let Some(free) = state.budget_spent(now, budget)
@@ -578,7 +581,7 @@ pub fn state_files(data: &[u8]) {
     let (records, _bad) = log::parse(&text);
     let _ = gaps::report(&records, None);
     let name = text.trim();
-    if let Some(key) = site::key_from_file_name(name) {
+    if let Some(key) = crate::key::key_from_file_name(name) {
         check_file_name(&key);
     }
     check_file_name(name);
@@ -587,7 +590,7 @@ pub fn state_files(data: &[u8]) {
 /// A file name made from a key is one safe path component, and names the
 /// key again unless it was shortened.
 fn check_file_name(key: &str) {
-    let name = site::file_name(key);
+    let name = crate::key::file_name(key);
     assert!(!name.is_empty() && !name.starts_with('.'));
     assert!(
         name.bytes()
@@ -596,7 +599,7 @@ fn check_file_name(key: &str) {
     );
     assert!(name.len() <= 120, "file name of {} bytes", name.len());
     if !name.contains('~') && !key.is_empty() {
-        assert_eq!(site::key_from_file_name(&name).as_deref(), Some(key));
+        assert_eq!(crate::key::key_from_file_name(&name).as_deref(), Some(key));
     }
 }
 
@@ -635,7 +638,7 @@ pub fn url(data: &[u8]) {
         check_host(&h);
     }
     let key = reach::registrable(s);
-    let _ = site::file_name(&key);
+    let _ = crate::key::file_name(&key);
 }
 
 /// Whether a URL may reach no site: its scheme proves it loads nothing, or
@@ -1092,7 +1095,7 @@ fn state_seeds() -> Vec<((&'static str, &'static str), Vec<u8>)> {
     busy.try_admit("s#a", now, &policy, None);
     busy.finish("s#a", now + 1_500, 0);
     busy.try_admit("s#b", now + 20_000, &policy, Some("lease-1"));
-    busy.backoff = Some(crate::decision::Backoff {
+    busy.backoff = Some(crate::pacing::decision::Backoff {
         set_ms: now + 21_000,
         until_ms: now + 81_000,
         strikes: 2,
@@ -1171,7 +1174,7 @@ fn state_seeds() -> Vec<((&'static str, &'static str), Vec<u8>)> {
         (("state_files", "gate.log"), log.as_bytes().to_vec()),
         (
             ("state_files", "site-dir-name"),
-            site::file_name("xn--bcher-kva.example").into_bytes(),
+            crate::key::file_name("xn--bcher-kva.example").into_bytes(),
         ),
     ]
 }

@@ -12,11 +12,12 @@
 //! ```
 
 use crate::{
-    config::{Config, format_duration},
+    config::Config,
+    duration::format_duration,
     error::{Error, Result},
     gate::{Gate, SiteRequest, Turn},
-    log::{Kind, Record},
-    site,
+    pacing::log::{Kind, Record},
+    read::site,
     store::{self, Store},
 };
 
@@ -165,7 +166,7 @@ impl Pacer {
         &self,
         site_or_url: &str,
         how_long: std::time::Duration,
-    ) -> Result<(Vec<String>, crate::clock::EpochMs)> {
+    ) -> Result<(Vec<String>, crate::pacing::clock::EpochMs)> {
         let mut until = 0;
         let mut sites = Vec::new();
         for r in self.requests(site_or_url)? {

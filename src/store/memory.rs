@@ -3,7 +3,7 @@
 //! real store on call: a process that dies or stops while it waits, a state
 //! that cannot be read, a write that fails.
 //!
-//! With a [`crate::clock::FakeClock`] every wait is a step of the fake clock,
+//! With a [`crate::pacing::clock::FakeClock`] every wait is a step of the fake clock,
 //! so a timeline that would take minutes of real waiting (a hold, a stopped
 //! waiter's lease running out, a clock stepped back) runs in microseconds and
 //! the same way every time.
@@ -18,10 +18,10 @@ use super::{
     Attempt, CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, RENEW_EVERY, Store, TabMap, Watch,
 };
 use crate::{
-    clock::{Clock, EpochMs, Mono},
-    decision::{Decision, Policy, SiteState},
     error::{Error, Result},
-    log::Record,
+    pacing::clock::{Clock, EpochMs, Mono},
+    pacing::decision::{Decision, Policy, SiteState},
+    pacing::log::Record,
 };
 
 /// How a process that holds places and leases is doing.

@@ -1,0 +1,80 @@
+//! The hook command: one event on stdin, the answer on stdout or stderr, and
+//! the exit code Claude Code reads.
+
+use std::io::Read;
+
+use super::{print, say};
+use crate::{
+    exit::Exit,
+    hook::{
+        self, Failure, Outcome,
+        event::{self, EventKind, HookEvent},
+    },
+    pacing::clock::Mono,
+};
+
+pub(super) fn run(stdin: impl Read, arrived: Mono) -> Exit {
+    // SAFETY: isatty only inspects the descriptor.
+    if unsafe { libc::isatty(0) } == 1 {
+        say(
+            "pace-hook: reads one Claude Code hook event on stdin; run it from a hook (see `pace-hook --help`)",
+        );
+        return Exit::Block;
+    }
+    // A hidden switch so the tests can prove a panic blocks the call.
+    if std::env::var_os("PACE_HOOK_DEBUG_PANIC").is_some() {
+        panic!("PACE_HOOK_DEBUG_PANIC is set");
+    }
+    let bytes = match event::read_bytes(stdin) {
+        Ok(b) => b,
+        Err(e) => {
+            say(&hook::failure_message(None, &e));
+            return Exit::Block;
+        }
+    };
+    let event = match HookEvent::parse(&bytes) {
+        Ok(e) => e,
+        // Which event this was cannot be known for sure, so it exits as the
+        // one that can be blocked (2 blocks a Pre, and on a Post only shows
+        // the message). The wording follows what the bytes say they are: a
+        // Post's call already ran.
+        Err(e) if event::looks_like_post(&bytes) => {
+            say(&hook::unreadable_post_message(&e));
+            return Exit::Block;
+        }
+        Err(e) => {
+            say(&hook::failure_message(None, &e));
+            return Exit::Block;
+        }
+    };
+    match hook::handle(&event, arrived) {
+        Ok(Outcome::Pass) => Exit::Success,
+        Ok(Outcome::Tell(text)) => {
+            // The hook's JSON answer: the text reaches the model as context;
+            // exit 0 lets the call go on (or keeps a Post a success).
+            let name = match &event.kind {
+                EventKind::PreToolUse => "PreToolUse",
+                EventKind::PostToolUseFailure => "PostToolUseFailure",
+                _ => "PostToolUse",
+            };
+            let answer = serde_json::json!({
+                "hookSpecificOutput": {"hookEventName": name, "additionalContext": text}
+            });
+            print(&format!("{answer}\n"));
+            Exit::Success
+        }
+        Ok(Outcome::Block(message)) => {
+            say(&message);
+            Exit::Block
+        }
+        Err(Failure::Pre(e)) => {
+            say(&hook::failure_message(Some(&event.tool_name), &e));
+            Exit::Block
+        }
+        Err(Failure::Post(hook::PostFailure(message))) => {
+            debug_assert!(event.kind != EventKind::PreToolUse);
+            say(&message);
+            Exit::Failure
+        }
+    }
+}
