@@ -88,7 +88,7 @@ pub fn event(data: &[u8]) {
         assert!(!e.tool_name.is_empty(), "a tool event without a tool name");
     }
     let _ = e.agent();
-    let _ = hook::call_key(&e);
+    let _ = hook::call_key(&e, &crate::pacing::clock::SystemClock);
     let verdict = profile::classify(&e.tool_name, &e.tool_input, e.session_id.as_deref(), || {
         Ok(&[])
     })

@@ -24,6 +24,9 @@ use crate::{
 };
 
 pub use crate::pacing::request::SiteRequest;
+pub use turn::Ask;
+
+mod turn;
 
 /// A call that was admitted to all its sites.
 #[derive(Debug, Clone, PartialEq, Eq)]
