@@ -7,7 +7,7 @@ use super::{print, say};
 use crate::{
     config::Config,
     error::{Error, Result},
-    exit::Exit,
+    exit::{Doing, Exit},
     hook::{
         self, Context, Failure, Outcome,
         event::{self, EventKind, HookEvent},
@@ -77,7 +77,7 @@ pub(super) fn run(stdin: impl Read, arrived: Mono) -> Exit {
         Ok(b) => b,
         Err(e) => {
             say(&hook::failure_message(None, &e));
-            return Exit::Block;
+            return Exit::for_error(Doing::Pre, &e);
         }
     };
     let event = match HookEvent::parse(&bytes) {
@@ -88,11 +88,13 @@ pub(super) fn run(stdin: impl Read, arrived: Mono) -> Exit {
         // Post's call already ran.
         Err(e) if event::looks_like_post(&bytes) => {
             say(&hook::unreadable_post_message(&e));
-            return Exit::Block;
+            // Which event it was cannot be known: exit as the one that can
+            // be blocked.
+            return Exit::for_error(Doing::Pre, &e);
         }
         Err(e) => {
             say(&hook::failure_message(None, &e));
-            return Exit::Block;
+            return Exit::for_error(Doing::Pre, &e);
         }
     };
     match hook::handle(&System::default(), &event, arrived) {
@@ -117,7 +119,7 @@ pub(super) fn run(stdin: impl Read, arrived: Mono) -> Exit {
         }
         Err(Failure::Pre(e)) => {
             say(&hook::failure_message(Some(&event.tool_name), &e));
-            Exit::Block
+            Exit::for_error(Doing::Pre, &e)
         }
         Err(Failure::Post(hook::PostFailure(message))) => {
             debug_assert!(event.kind != EventKind::PreToolUse);

@@ -4,12 +4,16 @@
 use std::{ffi::OsString, process::Command as Process};
 
 use super::say;
-use crate::{error::Error, exit::Exit, pacer::Pacer};
+use crate::{
+    error::Error,
+    exit::{Doing, Exit},
+    pacer::Pacer,
+};
 
 pub(super) fn run(site: &str, command: &[OsString]) -> Exit {
     let fail = |e: Error| {
         say(&format!("pace-hook: {e}"));
-        Exit::Block
+        Exit::for_error(Doing::Run, &e)
     };
     let pacer = match Pacer::from_env() {
         Ok(p) => p,
