@@ -120,12 +120,23 @@ fn check_verdict(tool_name: &str, verdict: &Verdict) {
             !matches!(verdict, Verdict::NotOurs | Verdict::Unknown),
             "an owned tool {tool_name:?} passed as not ours: {verdict:?}"
         ),
-        None if tool_name.starts_with("mcp__") => assert_eq!(verdict, &Verdict::Unknown),
+        None if tool_name.starts_with("mcp__") => assert!(
+            matches!(
+                verdict,
+                Verdict::Unknown | Verdict::Handed { .. } | Verdict::Block { .. }
+            ),
+            "a tool nobody knows is unknown, paced on the URLs it was handed, or blocked: {verdict:?}"
+        ),
         None => assert_eq!(verdict, &Verdict::NotOurs),
     }
-    if let Verdict::Pace { target, .. } = verdict {
+    if let Verdict::Pace { target, .. } | Verdict::Handed { target, .. } = verdict {
         match target {
             Target::Url { url, .. } => check_hosts_of_url(url),
+            Target::Urls(urls) => {
+                for u in urls {
+                    check_hosts_of_url(u);
+                }
+            }
             Target::Script { urls, .. } => {
                 for u in urls {
                     let _ = resolve::hosts_of_absolute(u);

@@ -150,7 +150,11 @@ fn pre(ctx: &dyn Context, event: &HookEvent, arrived: Mono) -> Result<Outcome> {
     match verdict {
         Verdict::NotOurs => Ok(Outcome::Pass),
         Verdict::Unknown => {
-            log_unknown(ctx, event);
+            log_unknown(
+                ctx,
+                event,
+                "no profile or [[tool]] rule knows this tool; it passed unpaced",
+            );
             Ok(Outcome::Pass)
         }
         Verdict::Skip { why } => {
@@ -174,41 +178,57 @@ fn pre(ctx: &dyn Context, event: &HookEvent, arrived: Mono) -> Result<Outcome> {
                 )
             })))
         }
-        Verdict::Pace { target, label } => {
-            let config = ctx.config()?;
-            let store = ctx.open_store(config)?;
-            let outcome = match pace(
+        Verdict::Handed { target, label } => {
+            log_unknown(
+                ctx,
                 event,
-                config,
-                store.as_ref(),
-                &target,
-                label.clone(),
-                arrived,
-            ) {
-                // The shared gate failed midway (it went down while this
-                // call waited): with `on_backend_error = "local"`, pace the
-                // call on this machine's gate instead, in the time left.
-                Err(e @ Error::Backend { .. })
-                    if config.on_backend_error == OnBackendError::Local =>
-                {
-                    let local = ctx.local_store(config, &e)?;
-                    let outcome = pace(event, config, local.as_ref(), &target, label, arrived)?;
-                    return Ok(noted(outcome, local.warning()));
-                }
-                other => other?,
-            };
-            Ok(noted(outcome, store.warning()))
+                "no profile or [[tool]] rule knows this tool; it was handed URLs, so it was paced on their sites",
+            );
+            pace_verdict(ctx, event, target, label, arrived)
         }
+        Verdict::Pace { target, label } => pace_verdict(ctx, event, target, label, arrived),
     }
+}
+
+/// Pace a call on `target`, on the shared gate or, if it fails midway and
+/// the config says so, on this machine's.
+fn pace_verdict(
+    ctx: &dyn Context,
+    event: &HookEvent,
+    target: Target,
+    label: String,
+    arrived: Mono,
+) -> Result<Outcome> {
+    let config = ctx.config()?;
+    let store = ctx.open_store(config)?;
+    let outcome = match pace(
+        event,
+        config,
+        store.as_ref(),
+        &target,
+        label.clone(),
+        arrived,
+    ) {
+        // The shared gate failed midway (it went down while this
+        // call waited): with `on_backend_error = "local"`, pace the
+        // call on this machine's gate instead, in the time left.
+        Err(e @ Error::Backend { .. }) if config.on_backend_error == OnBackendError::Local => {
+            let local = ctx.local_store(config, &e)?;
+            let outcome = pace(event, config, local.as_ref(), &target, label, arrived)?;
+            return Ok(noted(outcome, local.warning()));
+        }
+        other => other?,
+    };
+    Ok(noted(outcome, store.warning()))
 }
 
 /// Log a tool nobody knows, under its full name, so that `status` can show
 /// how to declare it. Unlike a skip's line, this one creates the state
 /// directory: on a fresh machine the first unknown tool is the one to see.
-fn log_unknown(ctx: &dyn Context, event: &HookEvent) {
+fn log_unknown(ctx: &dyn Context, event: &HookEvent, why: &str) {
     let mut r = record(event, Kind::Unknown, ctx.clock().now_floor());
     r.tool = event.tool_name.clone();
-    r.reason = Some("no profile or [[tool]] rule knows this tool; it passed unpaced".to_owned());
+    r.reason = Some(why.to_owned());
     ctx.log_light(&r, true);
 }
 
@@ -534,9 +554,16 @@ fn post_declared(ctx: &dyn Context, event: &HookEvent) -> Result<(), PostFailure
     let Ok(config) = ctx.config() else {
         return Ok(());
     };
-    if !profile::declared::rule_for(&config.tools, &event.tool_name)
-        .is_some_and(|r| r.class == crate::config::ToolClass::Pace)
-    {
+    // Paced by a `[[tool]]` rule, or a tool nobody knows that was paced on
+    // the URLs it was handed (unless a rule said otherwise).
+    let paced = match profile::declared::rule_for(&config.tools, &event.tool_name) {
+        Some(rule) => rule.class == crate::config::ToolClass::Pace,
+        None => matches!(
+            profile::handed(&event.tool_name, &event.tool_input),
+            Verdict::Handed { .. }
+        ),
+    };
+    if !paced {
         return Ok(());
     }
     let what = format!("`{}`", short(&event.tool_name));

@@ -136,6 +136,33 @@ pub(super) const FAMILY: Family = Family {
 };
 
 impl Profile for DevTools {
+    fn named_like(&self, server: &str) -> bool {
+        server.contains("devtools")
+    }
+
+    fn has_tool(&self, tool: &str) -> bool {
+        matches!(
+            tool,
+            "navigate_page"
+                | "new_page"
+                | "list_pages"
+                | "select_page"
+                | "close_page"
+                | "evaluate_script"
+                | "take_snapshot"
+                | "list_network_requests"
+                | "get_network_request"
+                | "list_console_messages"
+                | "get_console_message"
+                | "performance_start_trace"
+                | "performance_stop_trace"
+                | "performance_analyze_insight"
+                | "lighthouse_audit"
+                | "emulate"
+                | "resize_page"
+        )
+    }
+
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
         SERVERS.contains(&server.as_str()).then_some(tool)
