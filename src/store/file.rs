@@ -50,15 +50,15 @@ use std::{
 };
 
 use super::{
-    Attempt, CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, RENEW_EVERY, Store, TabMap, Watch,
-    heartbeat,
+    CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, Stepped, Store, TabMap, Watch, heartbeat,
 };
 use crate::{
     error::{Error, Result},
     key,
     pacing::clock::{Clock, EpochMs, Mono, SystemClock},
-    pacing::decision::{Decision, Policy, SiteState},
+    pacing::decision::{Policy, SiteState},
     pacing::log::{self, Record},
+    pacing::step::{self, Applied, Now, Step},
     state_dir::{Dir, Mode},
 };
 
@@ -186,8 +186,9 @@ impl FileStore {
         }
     }
 
-    /// Run `f` on `site`'s state under the site lock and write the state
-    /// back in place if it changed. A state that cannot be read is healed as
+    /// Run `f` on `site`'s state under the site lock, with a look at
+    /// whether a lease is alive, and write the state back in place if it
+    /// changed. A state that cannot be read is healed as
     /// lost (busy for a hold and an interval from now); then, with
     /// `fail_on_lost`, the step fails with [`Error::CorruptState`], else it
     /// is applied to the healed state.
@@ -205,7 +206,7 @@ impl FileStore {
         fail_on_lost: bool,
         deadline: Mono,
         heal: &Policy,
-        f: impl FnOnce(&mut SiteState, &dyn Clock) -> R,
+        f: impl FnOnce(&mut SiteState, &dyn Clock, &dyn Fn(&str) -> bool) -> R,
     ) -> Result<Option<R>> {
         let Some(dir) = self.site_dir(site, create)? else {
             return Ok(None);
@@ -227,11 +228,13 @@ impl FileStore {
             }
         };
         let before = state.clone();
-        if state.in_flight.iter().any(|f| f.lease.is_some()) {
-            let leases = self.root()?.sub("leases", false)?;
-            state.drop_lapsed(|id| leases.as_ref().is_some_and(|l| lease_alive(l, id, true)));
-        }
-        let out = f(&mut state, self.clock.as_ref());
+        // Leases are only looked up for a state that holds one.
+        let leases = match state.in_flight.iter().any(|f| f.lease.is_some()) {
+            true => self.root()?.sub("leases", false)?,
+            false => None,
+        };
+        let alive = |id: &str| leases.as_ref().is_some_and(|l| lease_alive(l, id, true));
+        let out = f(&mut state, self.clock.as_ref(), &alive);
         if state != before {
             file.write_all_at(&state_bytes(&state, old_len), 0)
                 .map_err(|e| Error::io("write", dir.join("state.json"), e))?;
@@ -717,115 +720,21 @@ impl Store for FileStore {
         }))
     }
 
-    fn try_admit(
-        &self,
-        site: &str,
-        call: &str,
-        policy: &Policy,
-        lease: Option<&str>,
-        deadline: Mono,
-    ) -> Result<Attempt> {
-        // A lost state is rebuilt with this config's hold, not the long hold
-        // of a site taken while the call waits for another.
-        let heal = Policy {
-            interval_ms: policy.interval_ms.max(self.settings.lost.interval_ms),
-            ..self.settings.lost
-        };
-        let (at, decision, lease_bound, in_flight) = self
-            .with_state(site, true, true, deadline, &heal, |state, clock| {
-                let now = clock.now_floor();
-                let d = state.try_admit(call, now, policy, lease);
-                let lease_bound = state.in_flight.iter().any(|f| f.lease.is_some());
-                (now, d, lease_bound, !state.in_flight.is_empty())
-            })?
-            .expect("created");
-        let wait = match decision {
-            Decision::WaitUntil(t) => {
-                let w = self.clock.until(t);
-                // A hold tied to a lease may lapse without any write: look
-                // again soon. Any other hold ends by a write the watch sees.
-                if lease_bound { w.min(RENEW_EVERY) } else { w }
-            }
-            _ => Duration::ZERO,
-        };
-        Ok(Attempt {
-            at,
-            decision,
-            wait,
-            settled: !in_flight,
-        })
-    }
-
-    fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs> {
-        let deadline = self.clock.mono().after(LOCK_WAIT);
-        Ok(self
+    fn step(&self, site: &str, step: Step<'_>, deadline: Option<Mono>) -> Result<Stepped> {
+        let deadline = deadline.unwrap_or_else(|| self.clock.mono().after(LOCK_WAIT));
+        let heal = step.heal(&self.settings.lost);
+        let (create, fail_on_lost) = (step.makes_site(), step.fails_on_lost());
+        let applied = self
             .with_state(
                 site,
-                true,
-                false,
+                create,
+                fail_on_lost,
                 deadline,
-                &self.settings.lost,
-                |s, clock| {
-                    let now = clock.now_ceil();
-                    s.finish(call, now, interval_ms);
-                    now
-                },
+                &heal,
+                |state, clock, alive| step::apply(state, step, Now::of(clock), alive),
             )?
-            .expect("created"))
-    }
-
-    fn cancel(&self, site: &str, call: &str) -> Result<bool> {
-        let deadline = self.clock.mono().after(LOCK_WAIT);
-        Ok(self
-            .with_state(site, false, false, deadline, &self.settings.lost, |s, _| {
-                s.cancel(call)
-            })?
-            .unwrap_or(false))
-    }
-
-    fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool> {
-        let deadline = self.clock.mono().after(LOCK_WAIT);
-        Ok(self
-            .with_state(site, false, false, deadline, &self.settings.lost, |s, _| {
-                s.confirm(call, started, hold_ms)
-            })?
-            .unwrap_or(false))
-    }
-
-    fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool> {
-        let deadline = self.clock.mono().after(LOCK_WAIT);
-        Ok(self
-            .with_state(
-                site,
-                false,
-                false,
-                deadline,
-                &self.settings.lost,
-                |s, clock| s.extend(call, clock.now_ceil(), hold_ms),
-            )?
-            .unwrap_or(false))
-    }
-
-    fn update_backoff(
-        &self,
-        site: &str,
-        f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
-    ) -> Result<Option<EpochMs>> {
-        let deadline = self.clock.mono().after(LOCK_WAIT);
-        Ok(self
-            .with_state(
-                site,
-                true,
-                false,
-                deadline,
-                &self.settings.lost,
-                |s, clock| {
-                    let now = clock.now_ceil();
-                    s.normalize(now);
-                    f(s, now)
-                },
-            )?
-            .flatten())
+            .unwrap_or(Applied::Found(false));
+        Ok(Stepped::by(self.clock.as_ref(), applied))
     }
 
     /// A look under the site lock that never writes: `status` and `doctor`
@@ -1186,6 +1095,7 @@ impl Watch for FileWatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pacing::decision::Decision;
 
     fn store(name: &str) -> FileStore {
         let dir =
@@ -1208,12 +1118,12 @@ mod tests {
     fn a_state_that_shrinks_in_place_reads_back_whole() {
         let s = store("shrink");
         for call in ["a-long-call-id-to-make-the-state-big", "b", "c"] {
-            s.with_state("x.com", true, true, soon(&s), &P, |st, _| {
+            s.with_state("x.com", true, true, soon(&s), &P, |st, _, _| {
                 st.admit(call, 5, &P, None)
             })
             .unwrap();
         }
-        s.with_state("x.com", true, true, soon(&s), &P, |st, _| {
+        s.with_state("x.com", true, true, soon(&s), &P, |st, _, _| {
             st.in_flight.clear();
             st.last_finish_ms = Some(7);
         })

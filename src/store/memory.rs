@@ -15,13 +15,14 @@ use std::{
 };
 
 use super::{
-    Attempt, CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, RENEW_EVERY, Store, TabMap, Watch,
+    CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, RENEW_EVERY, Stepped, Store, TabMap, Watch,
 };
 use crate::{
     error::{Error, Result},
-    pacing::clock::{Clock, EpochMs, Mono},
-    pacing::decision::{Decision, Policy, SiteState},
+    pacing::clock::{Clock, Mono},
+    pacing::decision::{Policy, SiteState},
     pacing::log::Record,
+    pacing::step::{self, Applied, Now, Step},
 };
 
 /// How a process that holds places and leases is doing.
@@ -174,23 +175,17 @@ impl MemoryStore {
         }
     }
 
-    /// Apply `f` to `site`'s state as one step. A lost state is healed as
-    /// busy first; then, with `fail_on_lost`, the step fails (an admission is
-    /// blocked and told why), else it is applied to the healed state.
-    fn with_state<R>(
-        &self,
-        site: &str,
-        heal: &Policy,
-        fail_on_lost: bool,
-        f: impl FnOnce(&mut SiteState, &dyn Clock) -> R,
-    ) -> Result<R> {
+    /// Lock, apply, write: [`Store::step`] on `site`'s state.
+    fn apply(&self, site: &str, step: Step<'_>) -> Result<Stepped> {
         let mut inner = self.inner();
+        self.fail(&mut inner, step.name())?;
         if inner.unreadable.remove(site) {
+            let heal = step.heal(&self.lost);
             let now = self.clock.now_ceil();
             inner
                 .sites
-                .insert(site.to_owned(), SiteState::lost(site, now, heal));
-            if fail_on_lost {
+                .insert(site.to_owned(), SiteState::lost(site, now, &heal));
+            if step.fails_on_lost() {
                 return Err(Error::CorruptState {
                     path: format!("memory:{site}").into(),
                     moved_to: None,
@@ -198,20 +193,20 @@ impl MemoryStore {
                 });
             }
         }
-        let now = self.clock.mono();
-        let mut state = inner
-            .sites
-            .get(site)
-            .cloned()
-            .unwrap_or_else(|| SiteState::new(site));
+        let mut state = match inner.sites.get(site) {
+            Some(s) => s.clone(),
+            None if step.makes_site() => SiteState::new(site),
+            None => return Ok(Stepped::by(self.clock.as_ref(), Applied::Found(false))),
+        };
+        let mono = self.clock.mono();
         let lives = &*inner;
-        state.drop_lapsed(|id| {
+        let alive = |id: &str| {
             id.parse::<u64>()
-                .is_ok_and(|owner| Self::alive(lives, owner, now))
-        });
-        let out = f(&mut state, self.clock.as_ref());
+                .is_ok_and(|owner| Self::alive(lives, owner, mono))
+        };
+        let applied = step::apply(&mut state, step, Now::of(self.clock.as_ref()), alive);
         inner.sites.insert(site.to_owned(), state);
-        Ok(out)
+        Ok(Stepped::by(self.clock.as_ref(), applied))
     }
 }
 
@@ -357,92 +352,8 @@ impl Store for MemoryStore {
         }))
     }
 
-    fn try_admit(
-        &self,
-        site: &str,
-        call: &str,
-        policy: &Policy,
-        lease: Option<&str>,
-        _deadline: Mono,
-    ) -> Result<Attempt> {
-        {
-            let mut inner = self.inner();
-            self.fail(&mut inner, "try_admit")?;
-        }
-        // A lost state is rebuilt with this config's hold, not the long hold
-        // of a site taken while the call waits for another.
-        let heal = Policy {
-            interval_ms: policy.interval_ms.max(self.lost.interval_ms),
-            ..self.lost
-        };
-        let (at, decision, lease_bound, in_flight) =
-            self.with_state(site, &heal, true, |s, clock| {
-                let now = clock.now_floor();
-                let d = s.try_admit(call, now, policy, lease);
-                (
-                    now,
-                    d,
-                    s.in_flight.iter().any(|f| f.lease.is_some()),
-                    !s.in_flight.is_empty(),
-                )
-            })?;
-        let wait = match decision {
-            Decision::WaitUntil(t) => {
-                let w = Duration::from_millis(t.saturating_sub(at));
-                if lease_bound { w.min(RENEW_EVERY) } else { w }
-            }
-            _ => Duration::ZERO,
-        };
-        Ok(Attempt {
-            at,
-            decision,
-            wait,
-            settled: !in_flight,
-        })
-    }
-
-    fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs> {
-        {
-            let mut inner = self.inner();
-            self.fail(&mut inner, "finish")?;
-        }
-        self.with_state(site, &self.lost.clone(), false, |s, clock| {
-            let now = clock.now_ceil();
-            s.finish(call, now, interval_ms);
-            now
-        })
-    }
-
-    fn cancel(&self, site: &str, call: &str) -> Result<bool> {
-        {
-            let mut inner = self.inner();
-            self.fail(&mut inner, "cancel")?;
-        }
-        self.with_state(site, &self.lost.clone(), false, |s, _| s.cancel(call))
-    }
-
-    fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool> {
-        self.with_state(site, &self.lost.clone(), false, |s, _| {
-            s.confirm(call, started, hold_ms)
-        })
-    }
-
-    fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool> {
-        self.with_state(site, &self.lost.clone(), false, |s, clock| {
-            s.extend(call, clock.now_ceil(), hold_ms)
-        })
-    }
-
-    fn update_backoff(
-        &self,
-        site: &str,
-        f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
-    ) -> Result<Option<EpochMs>> {
-        self.with_state(site, &self.lost.clone(), false, |s, clock| {
-            let now = clock.now_ceil();
-            s.normalize(now);
-            f(s, now)
-        })
+    fn step(&self, site: &str, step: Step<'_>, _deadline: Option<Mono>) -> Result<Stepped> {
+        self.apply(site, step)
     }
 
     fn site_state(&self, site: &str) -> Result<Option<SiteState>> {

@@ -38,6 +38,7 @@ use crate::{
     pacing::clock::{Clock, EpochMs, Mono},
     pacing::decision::{Decision, Policy, SiteState},
     pacing::log::{Kind, Record},
+    pacing::step::{Applied, Step},
 };
 
 pub mod file;
@@ -196,6 +197,51 @@ pub struct Attempt {
     pub settled: bool,
 }
 
+impl Attempt {
+    /// The attempt an admission step made. A hold tied to a lease may lapse
+    /// without any write: the waiter looks again within [`RENEW_EVERY`].
+    /// Any other hold ends by a write the watch sees.
+    fn of(stepped: &Stepped) -> Self {
+        let look = stepped
+            .applied
+            .look()
+            .expect("an admission step answers with a look");
+        let wait = match look.decision {
+            Decision::WaitUntil(_) if look.lease_bound => stepped.left.min(RENEW_EVERY),
+            Decision::WaitUntil(_) => stepped.left,
+            _ => Duration::ZERO,
+        };
+        Self {
+            at: look.at,
+            decision: look.decision,
+            wait,
+            settled: look.settled,
+        }
+    }
+}
+
+/// What a store's step did: what [`crate::pacing::step::apply`] answered,
+/// and, for an admission told to wait, how long is left until the time
+/// decided from the moment the store returned, by the store's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stepped {
+    /// The step's answer.
+    pub applied: Applied,
+    /// Until a [`Decision::WaitUntil`]'s time; zero otherwise.
+    pub left: Duration,
+}
+
+impl Stepped {
+    /// `applied`, with the time left measured by `clock`.
+    pub fn by(clock: &dyn Clock, applied: Applied) -> Self {
+        let left = match applied.look().map(|l| l.decision) {
+            Some(Decision::WaitUntil(t)) => clock.until(t),
+            _ => Duration::ZERO,
+        };
+        Self { applied, left }
+    }
+}
+
 /// A place in a site's queue. Dropping it leaves the queue.
 pub trait Place: Send {
     /// The place's ticket number (arrival order), for the log.
@@ -313,11 +359,18 @@ pub trait Store: Send + Sync {
     /// A lease for holds taken while a call waits for its other sites.
     fn lease(&self) -> Result<Box<dyn Lease>>;
 
-    /// One atomic look at `site`: drop holds whose lease lapsed, then
-    /// [`SiteState::try_admit`] `call` for a caller with `policy`. A state
-    /// that cannot be read is set busy as of now ([`SiteState::lost`]) and
-    /// the call fails with [`crate::Error::CorruptState`]: unreadable never
-    /// means free.
+    /// Apply `step` to `site`'s state as one atomic step
+    /// ([`crate::pacing::step::apply`]: holds whose lease lapsed are dropped
+    /// first). A state that cannot be read is set busy as of now
+    /// ([`SiteState::lost`], with [`Step::heal`]'s policy); then an admission
+    /// fails with [`crate::Error::CorruptState`] (unreadable never means
+    /// free), and any other step goes on against the healed state. A step
+    /// that does not make a site ([`Step::makes_site`]) finds nothing on a
+    /// site without state. `deadline` bounds an admission's wait for a lock;
+    /// `None` is bookkeeping, bounded by the store.
+    fn step(&self, site: &str, step: Step<'_>, deadline: Option<Mono>) -> Result<Stepped>;
+
+    /// One atomic look at `site` for `call` ([`Step::Admit`]).
     fn try_admit(
         &self,
         site: &str,
@@ -325,21 +378,50 @@ pub trait Store: Send + Sync {
         policy: &Policy,
         lease: Option<&str>,
         deadline: Mono,
-    ) -> Result<Attempt>;
+    ) -> Result<Attempt> {
+        let step = Step::Admit {
+            call,
+            policy,
+            lease,
+        };
+        let stepped = self.step(site, step, Some(deadline))?;
+        Ok(Attempt::of(&stepped))
+    }
 
     /// Record that `call` finished now on `site` ([`SiteState::finish`]);
     /// returns the finish time written.
-    fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs>;
+    fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs> {
+        let step = Step::Finish { call, interval_ms };
+        match self.step(site, step, None)?.applied {
+            Applied::Finished(at) => Ok(at),
+            other => unreachable!("a finish answered {other:?}"),
+        }
+    }
 
     /// Forget `call`'s hold on `site`: it sent nothing.
-    fn cancel(&self, site: &str, call: &str) -> Result<bool>;
+    fn cancel(&self, site: &str, call: &str) -> Result<bool> {
+        Ok(self
+            .step(site, Step::Cancel { call }, None)?
+            .applied
+            .found())
+    }
 
     /// Turn `call`'s hold on `site` into an ordinary one from `started`
     /// ([`SiteState::confirm`]); `false` if it lapsed.
-    fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool>;
+    fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool> {
+        let step = Step::Confirm {
+            call,
+            started,
+            hold_ms,
+        };
+        Ok(self.step(site, step, None)?.applied.found())
+    }
 
     /// Keep `call` in flight on `site` for another `hold_ms` from now.
-    fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool>;
+    fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool> {
+        let step = Step::Extend { call, hold_ms };
+        Ok(self.step(site, step, None)?.applied.found())
+    }
 
     /// Change `site`'s backoff as one step: `f` gets the state and the
     /// store's now. Returns what `f` returned.
@@ -347,7 +429,12 @@ pub trait Store: Send + Sync {
         &self,
         site: &str,
         f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
-    ) -> Result<Option<EpochMs>>;
+    ) -> Result<Option<EpochMs>> {
+        match self.step(site, Step::Backoff(f), None)?.applied {
+            Applied::Backoff(until) => Ok(until),
+            other => unreachable!("a backoff answered {other:?}"),
+        }
+    }
 
     /// `site`'s state as it stands, if it has one (for messages and status).
     /// A look: it never writes, heals or reclaims anything, and neither do

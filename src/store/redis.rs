@@ -103,7 +103,7 @@ use redis::{
 };
 
 use super::{
-    Attempt, CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, RENEW_EVERY, Settings, Store,
+    CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, RENEW_EVERY, Settings, Stepped, Store,
     TabMap, Watch, heartbeat, redact_url,
 };
 use crate::{
@@ -111,6 +111,7 @@ use crate::{
     pacing::clock::{Clock, EpochMs, FakeClock, Mono, OffsetClock},
     pacing::decision::{Decision, Policy, SiteState},
     pacing::log::{self, Kind, Record},
+    pacing::step::{self, Applied, Look, Now, Step},
     state_dir::{Dir, Mode},
 };
 
@@ -729,7 +730,7 @@ impl RedisStore {
 
     /// Run a step on `site`'s state: the script with the site's keys, the
     /// prefix, the clock, the site, `call` and `args`.
-    fn step(&self, script: &Script, site: &str, call: &str, args: &[String]) -> Result<Reply> {
+    fn run_step(&self, script: &Script, site: &str, call: &str, args: &[String]) -> Result<Reply> {
         let [state, sites, changed] = self.site_keys(site);
         self.inner.run(|c| {
             let mut inv = script.key(&state);
@@ -756,20 +757,129 @@ impl RedisStore {
         }
     }
 
-    fn lost_args(&self) -> [String; 2] {
-        [
-            self.settings.lost.interval_ms.to_string(),
-            self.settings.lost.hold_ms.to_string(),
-        ]
+    /// An admission script's reply, `{decision, now_ms, until_ms, now_us,
+    /// lease-bound holds?, holds}`, as the look it made.
+    fn look(&self, r: &Reply) -> Result<Stepped> {
+        let (at, until, now_us) = (r.uint(1), r.uint(2), r.uint(3));
+        let decision = match r.int(0) {
+            0 => Decision::Go,
+            1 => Decision::Duplicate,
+            2 => Decision::WaitUntil(until),
+            3 => Decision::OverBudget(until),
+            other => {
+                return Err(Error::Backend {
+                    server: self.inner.server.clone(),
+                    problem: format!("answered a step with an unknown code {other}"),
+                    setup: false,
+                });
+            }
+        };
+        // From the server's µs, so the wait ends at `t` by the server's
+        // clock, never before; the reply's trip only adds.
+        let left = match decision {
+            Decision::WaitUntil(t) => {
+                Duration::from_micros(t.saturating_mul(1000).saturating_sub(now_us))
+            }
+            _ => Duration::ZERO,
+        };
+        let look = Look {
+            at,
+            decision,
+            settled: r.int(5) == 0,
+            lease_bound: r.int(4) == 1,
+        };
+        Ok(Stepped {
+            applied: Applied::Admit(look),
+            left,
+        })
     }
 
-    /// Run a step whose reply is `{OK, found?}`.
-    fn found(&self, script: &Script, site: &str, call: &str, args: &[String]) -> Result<bool> {
-        let r = self.step(script, site, call, args)?;
+    /// [`Step::Backoff`]: an optimistic transaction, since its closure
+    /// cannot run on the server.
+    fn backoff(
+        &self,
+        site: &str,
+        f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
+        heal: &Policy,
+    ) -> Result<Stepped> {
+        // Heal an unreadable state first (a script), so that the
+        // transaction below only ever meets readable ones.
+        let [state_key, sites_key, changed_key] = self.site_keys(site);
+        let lost = [heal.interval_ms.to_string(), heal.hold_ms.to_string()];
+        let r = self.run_step(&CHECK, site, "", &lost)?;
         if r.int(0) == CORRUPT {
-            return Err(self.corrupt(site, &r.text(1), &self.settings.lost));
+            return Err(self.corrupt(site, &r.text(1), heal));
         }
-        Ok(r.int(1) == 1)
+        let mut outcome: Option<Result<Applied>> = None;
+        self.inner.run(|c| {
+            redis::transaction(c, &[&state_key], |c, pipe| {
+                let raw: Option<String> = redis::cmd("GET").arg(&state_key).query(c)?;
+                let mut state = match raw.as_deref().map(|t| self.parse_state(site, t)) {
+                    None => SiteState::new(site),
+                    Some(Ok(s)) => s,
+                    Some(Err(e)) => {
+                        outcome = Some(Err(e));
+                        return Ok(Some(()));
+                    }
+                };
+                let (secs, micros): (u64, u64) = redis::cmd("TIME").query(c)?;
+                let now = Now::from_us(secs * 1_000_000 + micros);
+                let before = state.clone();
+                let leases: Vec<String> = state
+                    .in_flight
+                    .iter()
+                    .filter_map(|f| f.lease.clone())
+                    .collect();
+                let mut alive = BTreeMap::new();
+                for l in leases {
+                    let n: i64 = redis::cmd("EXISTS")
+                        .arg(self.inner.key("lease", &l))
+                        .query(c)?;
+                    alive.insert(l, n == 1);
+                }
+                let alive = |id: &str| alive.get(id).copied().unwrap_or(false);
+                outcome = Some(Ok(step::apply(
+                    &mut state,
+                    Step::Backoff(&mut *f),
+                    now,
+                    alive,
+                )));
+                if state == before {
+                    return Ok(Some(()));
+                }
+                let text = serde_json::to_string(&state).expect("state serializes");
+                pipe.cmd("SET")
+                    .arg(&state_key)
+                    .arg(text)
+                    .arg("PX")
+                    .arg(STATE_TTL_MS)
+                    .ignore()
+                    .cmd("ZADD")
+                    .arg(&sites_key)
+                    .arg(now.ceil)
+                    .arg(site)
+                    .ignore()
+                    .cmd("LPUSH")
+                    .arg(&changed_key)
+                    .arg(1)
+                    .ignore()
+                    .cmd("LTRIM")
+                    .arg(&changed_key)
+                    .arg(0)
+                    .arg(0)
+                    .ignore()
+                    .cmd("PEXPIRE")
+                    .arg(&changed_key)
+                    .arg(WAKE_TTL_MS)
+                    .ignore()
+                    .query::<Option<()>>(c)
+            })
+        })?;
+        let applied = outcome.unwrap_or(Ok(Applied::Backoff(None)))?;
+        Ok(Stepped {
+            applied,
+            left: Duration::ZERO,
+        })
     }
 
     fn queue_key(&self, site: &str) -> String {
@@ -1002,181 +1112,62 @@ impl Store for RedisStore {
         }))
     }
 
-    fn try_admit(
-        &self,
-        site: &str,
-        call: &str,
-        policy: &Policy,
-        lease: Option<&str>,
-        _deadline: Mono,
-    ) -> Result<Attempt> {
-        let (calls, window) = match policy.budget {
-            Some(b) => (b.calls.to_string(), b.window_ms.to_string()),
-            None => (String::new(), String::new()),
+    fn step(&self, site: &str, step: Step<'_>, _deadline: Option<Mono>) -> Result<Stepped> {
+        // Every script ends its arguments with the policy a state that
+        // cannot be read is rebuilt with.
+        let heal = step.heal(&self.settings.lost);
+        let (script, call, mut args) = match &step {
+            Step::Admit {
+                call,
+                policy,
+                lease,
+            } => {
+                let (calls, window) = match policy.budget {
+                    Some(b) => (b.calls.to_string(), b.window_ms.to_string()),
+                    None => (String::new(), String::new()),
+                };
+                let args = vec![
+                    policy.interval_ms.to_string(),
+                    policy.hold_ms.to_string(),
+                    calls,
+                    window,
+                    lease.unwrap_or("").to_owned(),
+                ];
+                (&ADMIT, *call, args)
+            }
+            Step::Finish { call, interval_ms } => (&FINISH, *call, vec![interval_ms.to_string()]),
+            Step::Cancel { call } => (&CANCEL, *call, Vec::new()),
+            Step::Confirm {
+                call,
+                started,
+                hold_ms,
+            } => (
+                &CONFIRM,
+                *call,
+                vec![started.to_string(), hold_ms.to_string()],
+            ),
+            Step::Extend { call, hold_ms } => (&EXTEND, *call, vec![hold_ms.to_string()]),
+            Step::Backoff(_) => {
+                let Step::Backoff(f) = step else {
+                    unreachable!()
+                };
+                return self.backoff(site, f, &heal);
+            }
         };
-        let r = self.step(
-            &ADMIT,
-            site,
-            call,
-            &[
-                policy.interval_ms.to_string(),
-                policy.hold_ms.to_string(),
-                calls,
-                window,
-                lease.unwrap_or("").to_owned(),
-                // A lost state is rebuilt with this config's hold, not the
-                // long hold of a site taken while the call waits for another.
-                policy
-                    .interval_ms
-                    .max(self.settings.lost.interval_ms)
-                    .to_string(),
-                self.settings.lost.hold_ms.to_string(),
-            ],
-        )?;
-        let code = r.int(0);
-        if code == CORRUPT {
-            let heal = Policy {
-                interval_ms: policy.interval_ms.max(self.settings.lost.interval_ms),
-                ..self.settings.lost
-            };
+        args.extend([heal.interval_ms.to_string(), heal.hold_ms.to_string()]);
+        let r = self.run_step(script, site, call, &args)?;
+        if r.int(0) == CORRUPT {
             return Err(self.corrupt(site, &r.text(1), &heal));
         }
-        let (at, until, now_us) = (r.uint(1), r.uint(2), r.uint(3));
-        let decision = match code {
-            0 => Decision::Go,
-            1 => Decision::Duplicate,
-            2 => Decision::WaitUntil(until),
-            3 => Decision::OverBudget(until),
-            other => {
-                return Err(Error::Backend {
-                    server: self.inner.server.clone(),
-                    problem: format!("answered a step with an unknown code {other}"),
-                    setup: false,
-                });
-            }
+        let applied = match step {
+            Step::Admit { .. } => return self.look(&r),
+            Step::Finish { .. } => Applied::Finished(r.uint(1)),
+            _ => Applied::Found(r.int(1) == 1),
         };
-        let wait = match decision {
-            Decision::WaitUntil(t) => {
-                // From the server's µs, so the wait ends at `t` by the
-                // server's clock, never before; the reply's trip only adds.
-                let w = Duration::from_micros(t.saturating_mul(1000).saturating_sub(now_us));
-                // A hold tied to a lease may lapse without any write.
-                if r.int(4) == 1 { w.min(RENEW_EVERY) } else { w }
-            }
-            _ => Duration::ZERO,
-        };
-        Ok(Attempt {
-            at,
-            decision,
-            wait,
-            settled: r.int(5) == 0,
+        Ok(Stepped {
+            applied,
+            left: Duration::ZERO,
         })
-    }
-
-    fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs> {
-        let [li, lh] = self.lost_args();
-        let r = self.step(&FINISH, site, call, &[interval_ms.to_string(), li, lh])?;
-        if r.int(0) == CORRUPT {
-            return Err(self.corrupt(site, &r.text(1), &self.settings.lost));
-        }
-        Ok(r.uint(1))
-    }
-
-    fn cancel(&self, site: &str, call: &str) -> Result<bool> {
-        self.found(&CANCEL, site, call, &self.lost_args())
-    }
-
-    fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool> {
-        let [li, lh] = self.lost_args();
-        self.found(
-            &CONFIRM,
-            site,
-            call,
-            &[started.to_string(), hold_ms.to_string(), li, lh],
-        )
-    }
-
-    fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool> {
-        let [li, lh] = self.lost_args();
-        self.found(&EXTEND, site, call, &[hold_ms.to_string(), li, lh])
-    }
-
-    fn update_backoff(
-        &self,
-        site: &str,
-        f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
-    ) -> Result<Option<EpochMs>> {
-        // Heal an unreadable state first (a script), so that the
-        // transaction below only ever meets readable ones.
-        let [state_key, sites_key, changed_key] = self.site_keys(site);
-        let [li, lh] = self.lost_args();
-        let r = self.step(&CHECK, site, "", &[li, lh])?;
-        if r.int(0) == CORRUPT {
-            return Err(self.corrupt(site, &r.text(1), &self.settings.lost));
-        }
-        let mut outcome: Option<Result<Option<EpochMs>>> = None;
-        self.inner.run(|c| {
-            redis::transaction(c, &[&state_key], |c, pipe| {
-                let raw: Option<String> = redis::cmd("GET").arg(&state_key).query(c)?;
-                let mut state = match raw.as_deref().map(|t| self.parse_state(site, t)) {
-                    None => SiteState::new(site),
-                    Some(Ok(s)) => s,
-                    Some(Err(e)) => {
-                        outcome = Some(Err(e));
-                        return Ok(Some(()));
-                    }
-                };
-                let (secs, micros): (u64, u64) = redis::cmd("TIME").query(c)?;
-                let now = (secs * 1_000_000 + micros).div_ceil(1000);
-                let before = state.clone();
-                let leases: Vec<String> = state
-                    .in_flight
-                    .iter()
-                    .filter_map(|f| f.lease.clone())
-                    .collect();
-                let mut alive = BTreeMap::new();
-                for l in leases {
-                    let n: i64 = redis::cmd("EXISTS")
-                        .arg(self.inner.key("lease", &l))
-                        .query(c)?;
-                    alive.insert(l, n == 1);
-                }
-                state.drop_lapsed(|id| alive.get(id).copied().unwrap_or(false));
-                state.normalize(now);
-                let out = f(&mut state, now);
-                outcome = Some(Ok(out));
-                if state == before {
-                    return Ok(Some(()));
-                }
-                let text = serde_json::to_string(&state).expect("state serializes");
-                pipe.cmd("SET")
-                    .arg(&state_key)
-                    .arg(text)
-                    .arg("PX")
-                    .arg(STATE_TTL_MS)
-                    .ignore()
-                    .cmd("ZADD")
-                    .arg(&sites_key)
-                    .arg(now)
-                    .arg(site)
-                    .ignore()
-                    .cmd("LPUSH")
-                    .arg(&changed_key)
-                    .arg(1)
-                    .ignore()
-                    .cmd("LTRIM")
-                    .arg(&changed_key)
-                    .arg(0)
-                    .arg(0)
-                    .ignore()
-                    .cmd("PEXPIRE")
-                    .arg(&changed_key)
-                    .arg(WAKE_TTL_MS)
-                    .ignore()
-                    .query::<Option<()>>(c)
-            })
-        })?;
-        outcome.unwrap_or(Ok(None))
     }
 
     fn site_state(&self, site: &str) -> Result<Option<SiteState>> {
@@ -1407,7 +1398,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::{
         pacing::decision::{Backoff, Budget},
-        store::TabEntry,
+        store::{Attempt, TabEntry},
     };
 
     use super::test_server::Server;
@@ -1525,9 +1516,17 @@ pub(crate) mod tests {
                 };
                 s.set_test_clock(Some(us));
                 let floor = us / 1000;
-                let ceil = us.div_ceil(1000);
                 let call = rng.pick(&["a", "b", "c", "d"]);
-                let alive = |id: &str| id == "live";
+                // The model: the one step every store applies, on the
+                // server's µs, with the same leases alive; a step that makes
+                // no site leaves none.
+                let apply = |model: &mut Option<SiteState>, step: Step<'_>| {
+                    if model.is_none() && !step.makes_site() {
+                        return Applied::Found(false);
+                    }
+                    let m = model.get_or_insert_with(|| SiteState::new(&site));
+                    step::apply(m, step, Now::from_us(us), |id| id == "live")
+                };
                 let what = format!("seed {seed} step {step} at {us}");
                 match rng.below(7) {
                     0 | 1 => {
@@ -1547,49 +1546,62 @@ pub(crate) mod tests {
                             ]),
                         };
                         let lease = rng.pick(&[None, None, Some("live"), Some("dead")]);
-                        let m = model.get_or_insert_with(|| SiteState::new(&site));
-                        m.drop_lapsed(alive);
-                        let want = m.try_admit(call, floor, &policy, lease);
+                        let step = Step::Admit {
+                            call,
+                            policy: &policy,
+                            lease,
+                        };
+                        let want = apply(&mut model, step).look().unwrap();
                         let got = s.try_admit(&site, call, &policy, lease, soon(&s)).unwrap();
-                        assert_eq!(got.decision, want, "{what}");
-                        *seen.entry(std::mem::discriminant(&want)).or_insert(0) += 1;
-                        assert_eq!(got.at, floor, "{what}");
-                        assert_eq!(got.settled, m.in_flight.is_empty(), "{what}");
-                        if let Decision::WaitUntil(t) = want {
-                            let w = Duration::from_micros(t * 1000 - us);
-                            let bound = m.in_flight.iter().any(|f| f.lease.is_some());
-                            assert_eq!(got.wait, if bound { w.min(RENEW_EVERY) } else { w });
-                        }
+                        *seen
+                            .entry(std::mem::discriminant(&want.decision))
+                            .or_insert(0) += 1;
+                        // The wait from the server's µs, as the Rust measures it.
+                        let left = match want.decision {
+                            Decision::WaitUntil(t) => Duration::from_micros(t * 1000 - us),
+                            _ => Duration::ZERO,
+                        };
+                        let want = Attempt::of(&Stepped {
+                            applied: Applied::Admit(want),
+                            left,
+                        });
+                        assert_eq!(got, want, "{what}");
                     }
                     2 => {
                         let interval = rng.pick(&[0, 5_000, 20_000]);
-                        let m = model.get_or_insert_with(|| SiteState::new(&site));
-                        m.drop_lapsed(alive);
-                        m.finish(call, ceil, interval);
-                        assert_eq!(s.finish(&site, call, interval).unwrap(), ceil, "{what}");
+                        let step = Step::Finish {
+                            call,
+                            interval_ms: interval,
+                        };
+                        let want = apply(&mut model, step);
+                        let got = s.finish(&site, call, interval).unwrap();
+                        assert_eq!(Applied::Finished(got), want, "{what}");
                     }
                     3 => {
-                        let want = model.as_mut().is_some_and(|m| {
-                            m.drop_lapsed(alive);
-                            m.cancel(call)
-                        });
+                        let want = apply(&mut model, Step::Cancel { call }).found();
                         assert_eq!(s.cancel(&site, call).unwrap(), want, "{what}");
                     }
                     4 => {
                         let started = floor - rng.below(5_000);
                         let hold = rng.pick(&[1_000, 120_000]);
-                        let want = model.as_mut().is_some_and(|m| {
-                            m.drop_lapsed(alive);
-                            m.confirm(call, started, hold)
-                        });
+                        let step = Step::Confirm {
+                            call,
+                            started,
+                            hold_ms: hold,
+                        };
+                        let want = apply(&mut model, step).found();
                         assert_eq!(s.confirm(&site, call, started, hold).unwrap(), want);
                     }
                     5 => {
                         let hold = rng.pick(&[1_000, 120_000]);
-                        let want = model.as_mut().is_some_and(|m| {
-                            m.drop_lapsed(alive);
-                            m.extend(call, ceil, hold)
-                        });
+                        let want = apply(
+                            &mut model,
+                            Step::Extend {
+                                call,
+                                hold_ms: hold,
+                            },
+                        )
+                        .found();
                         assert_eq!(s.extend(&site, call, hold).unwrap(), want, "{what}");
                     }
                     _ => {
