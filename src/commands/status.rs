@@ -625,7 +625,7 @@ mod tests {
     use crate::{
         pacing::clock::FakeClock,
         pacing::decision::{Backoff, Budget, Policy},
-        store::MemoryStore,
+        store::{Log, MemoryStore, Sites},
     };
 
     #[test]

@@ -64,7 +64,7 @@ impl Context for Memory {
         Ok(Box::new(self.store.process()))
     }
     fn log_light(&self, record: &Record, _create: bool) {
-        self.store.log(record);
+        crate::store::Log::log(&self.store, record);
     }
     fn clock(&self) -> &dyn Clock {
         &*self.clock

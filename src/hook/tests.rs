@@ -13,7 +13,7 @@ use crate::{
         clock::Clock,
         log::{Kind, Record},
     },
-    store::Store,
+    store::Tabs,
 };
 
 const T0: u64 = 1_800_000_000_000;
