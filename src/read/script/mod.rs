@@ -66,6 +66,8 @@ mod walk;
 #[cfg(test)]
 mod corpus;
 #[cfg(test)]
+mod dump;
+#[cfg(test)]
 mod props;
 #[cfg(test)]
 mod tests;
