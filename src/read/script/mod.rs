@@ -58,6 +58,7 @@
 
 mod cost;
 mod markup;
+mod model;
 mod stack;
 mod url;
 mod value;
