@@ -3,157 +3,41 @@
 
 use super::*;
 
+#[rustfmt::skip]
 pub(super) const PLATFORM: Platform = Platform {
     globals: &[
-        Row(
-            &[
-                "window",
-                "self",
-                "globalThis",
-                "top",
-                "parent",
-                "frames",
-                "opener",
-                "content",
-            ],
-            ANYWHERE,
-            Def::Global,
-        ),
+        Row(&["window", "self", "globalThis", "top", "parent", "frames", "opener", "content"], ANYWHERE, Def::Global),
         Row(&["document"], ANYWHERE, Def::Obj(Obj::Document)),
-        Row(
-            &["setTimeout"],
-            ANYWHERE,
-            Def::Effect(Effect::Timer("`setTimeout`")),
-        ),
-        Row(
-            &["setInterval"],
-            ANYWHERE,
-            Def::Effect(Effect::Timer("`setInterval`")),
-        ),
-        Row(
-            &["Image"],
-            ANYWHERE,
-            Def::Effect(Effect::NewElement("img", None)),
-        ),
+        Row(&["setTimeout"], ANYWHERE, Def::Effect(Effect::Timer("`setTimeout`"))),
+        Row(&["setInterval"], ANYWHERE, Def::Effect(Effect::Timer("`setInterval`"))),
+        Row(&["Image"], ANYWHERE, Def::Effect(Effect::NewElement("img", None))),
         // `new Audio(url)` starts loading; `new Image(w, h)` takes sizes.
-        Row(
-            &["Audio"],
-            ANYWHERE,
-            Def::Effect(Effect::NewElement("audio", Some(sink!("`new Audio`")))),
-        ),
+        Row(&["Audio"], ANYWHERE, Def::Effect(Effect::NewElement("audio", Some(sink!("`new Audio`"))))),
         Row(&["URL", "webkitURL"], ANYWHERE, Def::Obj(Obj::Url)),
     ],
     members: &[
         (Obj::Document, Row(&["defaultView"], ANYWHERE, Def::Global)),
-        (
-            Obj::Document,
-            Row(
-                &["write", "writeln"],
-                ANYWHERE,
-                Def::Effect(Effect::Markup("`document.write`", 0)),
-            ),
-        ),
-        (
-            Obj::Document,
-            Row(
-                &["createElement", "createElementNS"],
-                ANYWHERE,
-                Def::Effect(Effect::CreatesElement),
-            ),
-        ),
-        (
-            Obj::Url,
-            Row(
-                &["createObjectURL"],
-                ANYWHERE,
-                Def::Effect(Effect::MakesBlobUrl),
-            ),
-        ),
+        (Obj::Document, Row(&["write", "writeln"], ANYWHERE, Def::Effect(Effect::Markup("`document.write`", 0)))),
+        (Obj::Document, Row(&["createElement", "createElementNS"], ANYWHERE, Def::Effect(Effect::CreatesElement))),
+        (Obj::Url, Row(&["createObjectURL"], ANYWHERE, Def::Effect(Effect::MakesBlobUrl))),
     ],
     any: &[
-        Row(
-            &["document", "ownerDocument", "contentDocument"],
-            ANYWHERE,
-            Def::Obj(Obj::Document),
-        ),
-        Row(
-            &[
-                "defaultView",
-                "contentWindow",
-                "window",
-                "self",
-                "top",
-                "parent",
-                "opener",
-                "frames",
-                "globalThis",
-            ],
-            ANYWHERE,
-            Def::Global,
-        ),
+        Row(&["document", "ownerDocument", "contentDocument"], ANYWHERE, Def::Obj(Obj::Document)),
+        Row(&["defaultView", "contentWindow", "window", "self", "top", "parent", "opener", "frames", "globalThis"], ANYWHERE, Def::Global),
         Row(&["click"], ANYWHERE, Def::Sink(sink!("`click`"))),
         Row(&["submit"], ANYWHERE, Def::Sink(sink!("`submit`"))),
-        Row(
-            &["requestSubmit"],
-            ANYWHERE,
-            Def::Sink(sink!("`requestSubmit`")),
-        ),
-        Row(
-            &["dispatchEvent"],
-            ANYWHERE,
-            Def::Sink(sink!("`dispatchEvent`")),
-        ),
+        Row(&["requestSubmit"], ANYWHERE, Def::Sink(sink!("`requestSubmit`"))),
+        Row(&["dispatchEvent"], ANYWHERE, Def::Sink(sink!("`dispatchEvent`"))),
         Row(&["load"], ANYWHERE, Def::Sink(sink!("`load`"))),
-        Row(
-            &["insertAdjacentHTML"],
-            ANYWHERE,
-            Def::Effect(Effect::Markup("`insertAdjacentHTML`", 1)),
-        ),
-        Row(
-            &["setHTMLUnsafe"],
-            ANYWHERE,
-            Def::Effect(Effect::Markup("`setHTMLUnsafe`", 0)),
-        ),
-        Row(
-            &["createContextualFragment"],
-            ANYWHERE,
-            Def::Effect(Effect::Markup("`createContextualFragment`", 0)),
-        ),
-        Row(
-            &["setAttribute"],
-            ANYWHERE,
-            Def::Effect(Effect::SetsAttribute {
-                what: "setAttribute",
-                name_at: 0,
-            }),
-        ),
+        Row(&["insertAdjacentHTML"], ANYWHERE, Def::Effect(Effect::Markup("`insertAdjacentHTML`", 1))),
+        Row(&["setHTMLUnsafe"], ANYWHERE, Def::Effect(Effect::Markup("`setHTMLUnsafe`", 0))),
+        Row(&["createContextualFragment"], ANYWHERE, Def::Effect(Effect::Markup("`createContextualFragment`", 0))),
+        Row(&["setAttribute"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 0 })),
         // `setAttributeNS(ns, name, value)` has the name second.
-        Row(
-            &["setAttributeNS"],
-            ANYWHERE,
-            Def::Effect(Effect::SetsAttribute {
-                what: "setAttribute",
-                name_at: 1,
-            }),
-        ),
-        Row(
-            &["write", "writeln"],
-            PAGE,
-            Def::Effect(Effect::Markup("`document.write`", 0)),
-        ),
-        Row(
-            &["execCommand"],
-            ANYWHERE,
-            Def::Effect(Effect::Commands {
-                what: "`execCommand`",
-                markup: &[("inserthtml", 2, "`execCommand('insertHTML')`")],
-            }),
-        ),
-        Row(
-            &["parseFromString"],
-            ANYWHERE,
-            Def::Effect(Effect::ParsesMarkup("`parseFromString`")),
-        ),
+        Row(&["setAttributeNS"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 1 })),
+        Row(&["write", "writeln"], PAGE, Def::Effect(Effect::Markup("`document.write`", 0))),
+        Row(&["execCommand"], ANYWHERE, Def::Effect(Effect::Commands { what: "`execCommand`", markup: &[("inserthtml", 2, "`execCommand('insertHTML')`")] })),
+        Row(&["parseFromString"], ANYWHERE, Def::Effect(Effect::ParsesMarkup("`parseFromString`"))),
     ],
 };
 

@@ -8,6 +8,7 @@ use super::*;
 /// setter it gives (`src`'s, say) starts requests the analysis cannot see.
 pub(super) const DESCRIPTOR: &str = "a property descriptor's getter or setter (such as `src`'s)";
 
+#[rustfmt::skip]
 pub(super) const PLATFORM: Platform = Platform {
     globals: &[
         Row(&["eval"], ANYWHERE, Def::Opaque("`eval`")),
@@ -17,66 +18,15 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["Object"], ANYWHERE, Def::Obj(Obj::Object)),
     ],
     members: &[
-        (
-            Obj::Object,
-            Row(
-                &["assign"],
-                ANYWHERE,
-                Def::Effect(Effect::CopiesProperties("`Object.assign`")),
-            ),
-        ),
-        (
-            Obj::Object,
-            Row(
-                &["getOwnPropertyDescriptor", "getOwnPropertyDescriptors"],
-                ANYWHERE,
-                Def::Opaque(DESCRIPTOR),
-            ),
-        ),
-        (
-            Obj::Reflect,
-            Row(
-                &["getOwnPropertyDescriptor", "getOwnPropertyDescriptors"],
-                ANYWHERE,
-                Def::Opaque(DESCRIPTOR),
-            ),
-        ),
-        (
-            Obj::Reflect,
-            Row(&["set"], ANYWHERE, Def::Effect(Effect::SetsMember)),
-        ),
-        (
-            Obj::Reflect,
-            Row(
-                &["apply"],
-                ANYWHERE,
-                Def::Effect(Effect::CallsArgument {
-                    construct: false,
-                    how: "runs as an argument of `Reflect.{name}` ({at})",
-                }),
-            ),
-        ),
-        (
-            Obj::Reflect,
-            Row(
-                &["construct"],
-                ANYWHERE,
-                Def::Effect(Effect::CallsArgument {
-                    construct: true,
-                    how: "runs as an argument of `Reflect.{name}` ({at})",
-                }),
-            ),
-        ),
-        (
-            Obj::Reflect,
-            Row(&["get"], ANYWHERE, Def::Effect(Effect::GetsMember)),
-        ),
+        (Obj::Object, Row(&["assign"], ANYWHERE, Def::Effect(Effect::CopiesProperties("`Object.assign`")))),
+        (Obj::Object, Row(&["getOwnPropertyDescriptor", "getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
+        (Obj::Reflect, Row(&["getOwnPropertyDescriptor", "getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
+        (Obj::Reflect, Row(&["set"], ANYWHERE, Def::Effect(Effect::SetsMember))),
+        (Obj::Reflect, Row(&["apply"], ANYWHERE, Def::Effect(Effect::CallsArgument { construct: false, how: "runs as an argument of `Reflect.{name}` ({at})" }))),
+        (Obj::Reflect, Row(&["construct"], ANYWHERE, Def::Effect(Effect::CallsArgument { construct: true, how: "runs as an argument of `Reflect.{name}` ({at})" }))),
+        (Obj::Reflect, Row(&["get"], ANYWHERE, Def::Effect(Effect::GetsMember))),
     ],
-    any: &[Row(
-        &["__lookupSetter__", "__lookupGetter__"],
-        ANYWHERE,
-        Def::Opaque(DESCRIPTOR),
-    )],
+    any: &[Row(&["__lookupSetter__", "__lookupGetter__"], ANYWHERE, Def::Opaque(DESCRIPTOR))],
 };
 
 /// `new Promise(executor)` runs the executor once, with `resolve` and

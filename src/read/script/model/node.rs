@@ -3,6 +3,7 @@
 
 use super::*;
 
+#[rustfmt::skip]
 pub(super) const PLATFORM: Platform = Platform {
     globals: &[
         Row(&["require"], SERVER, Def::Opaque("`require`")),
@@ -10,11 +11,7 @@ pub(super) const PLATFORM: Platform = Platform {
     ],
     members: &[],
     // `process.mainModule.require`, `process.binding`.
-    any: &[Row(
-        &["require", "binding", "_linkedBinding", "dlopen"],
-        SERVER,
-        Def::Opaque("a Node module or binding"),
-    )],
+    any: &[Row(&["require", "binding", "_linkedBinding", "dlopen"], SERVER, Def::Opaque("a Node module or binding"))],
 };
 
 /// Whether `import(name)` of a name that is not a URL loads a module of
