@@ -35,6 +35,7 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["sendBeacon"], ANYWHERE, Def::Sink(sink!("`navigator.sendBeacon`"))),
         Row(&["send"], ANYWHERE, Def::Sink(sink!("`XMLHttpRequest.send`"))),
         Row(&["importScripts"], ANYWHERE, Def::Effect(IMPORT_SCRIPTS)),
+        Row(&["addModule"], ANYWHERE, Def::Sink(sink!("worklet `addModule`", loads Always))),
         Row(&["addAll"], ANYWHERE, Def::Effect(Effect::LoadsEachListed(sink!("`cache.addAll`"), "URLs"))),
     ],
 };
