@@ -25,6 +25,8 @@ use crate::{
 
 pub use crate::pacing::request::SiteRequest;
 
+mod requests;
+
 /// A call that was admitted to all its sites.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Admitted {
