@@ -15,7 +15,7 @@ use crate::{
     config::Config,
     duration::format_duration,
     error::{Error, Result},
-    gate::{Gate, SiteRequest, Turn},
+    gate::{Gate, SiteRequest, Turn, requests},
     pacing::log::{Kind, Record},
     read::site,
     store::{self, Store},
@@ -69,7 +69,7 @@ impl Pacer {
         if let Some(group) = self.config.site(&wanted) {
             let mut out: Vec<SiteRequest> = group
                 .domains()
-                .flat_map(|d| self.config.requests_for_host(d))
+                .flat_map(|d| requests::for_host(&self.config, d))
                 .collect();
             if out.is_empty() {
                 return Err(Error::Usage {
@@ -81,7 +81,7 @@ impl Pacer {
             return Ok(out);
         }
         match site::host_of_url(site_or_url) {
-            Some(host) => Ok(self.config.requests_for_host(&host)),
+            Some(host) => Ok(requests::for_host(&self.config, &host)),
             None => Err(Error::Usage {
                 message: format!("`{site_or_url}` is not a site, a host or a URL"),
             }),

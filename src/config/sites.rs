@@ -71,6 +71,14 @@ impl Config {
         keys
     }
 
+    /// The configured site with a domain under gate key `key`, the one with
+    /// the longest interval if several.
+    pub fn group_of_key(&self, key: &str) -> Option<Site<'_>> {
+        self.sites()
+            .filter(|g| g.domains().any(|d| crate::key::registrable(d) == key))
+            .max_by_key(|g| g.interval_ms.unwrap_or(self.interval_ms))
+    }
+
     /// Every configured site, in the order of the file.
     pub fn sites(&self) -> impl Iterator<Item = Site<'_>> {
         self.sites.lines().filter_map(Site::parse)

@@ -25,7 +25,7 @@ use crate::{
 
 pub use crate::pacing::request::SiteRequest;
 
-mod requests;
+pub(crate) mod requests;
 
 /// A call that was admitted to all its sites.
 #[derive(Debug, Clone, PartialEq, Eq)]
