@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::duration::{format_duration, parse_duration};
 use crate::{
+    duration::{format_duration, parse_duration},
     error::{Error, Result},
     pacing::decision::{Budget, CEILING_MS, MAX_BUDGET_CALLS},
 };
