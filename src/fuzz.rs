@@ -27,7 +27,9 @@ use serde_json::{Map, Value};
 
 use crate::{
     config::{self, Config, cache},
-    duration, hook,
+    duration,
+    gate::requests,
+    hook,
     hook::event::{self, EventKind, HookEvent},
     pacing::decision::{
         Budget, CEILING_MS, CLOCK_SLACK_MS, Decision, MAX_BUDGET_CALLS, Policy, SiteState,
@@ -344,7 +346,7 @@ pub fn config(data: &[u8]) {
                 assert!(owner.domains().any(|o| o == d));
                 let key = site::key_for_host(d);
                 assert!(
-                    c.requests_for_host(d).iter().any(|r| r.site == key),
+                    requests::for_host(&c, d).iter().any(|r| r.site == key),
                     "a request to {d} skips its own key {key}"
                 );
             }
@@ -376,8 +378,8 @@ fn ask(c: &Config) {
     for w in words {
         let _ = c.site(w);
         let _ = c.owner_of(w);
-        let _ = c.requests_for_host(w);
-        let _ = c.request_for_key(w);
+        let _ = requests::for_host(c, w);
+        let _ = requests::for_key(c, w);
         let _ = c.group_of_key(w);
     }
     let _ = c.known_keys();

@@ -15,7 +15,7 @@ use crate::{
     config::Config,
     duration::format_duration,
     error::{Error, Result},
-    gate::{Ask, Gate, SiteRequest, Turn},
+    gate::{Ask, Gate, SiteRequest, Turn, requests},
     pacing::log::{Kind, Record},
     read::site,
     store::{self, Store},
@@ -75,7 +75,7 @@ impl Pacer {
         if let Some(group) = self.config.site(&wanted) {
             let out: Vec<SiteRequest> = group
                 .domains()
-                .flat_map(|d| self.config.requests_for_host(d))
+                .flat_map(|d| requests::for_host(&self.config, d))
                 .collect();
             if out.is_empty() {
                 return Err(Error::Usage {
@@ -86,7 +86,7 @@ impl Pacer {
             return Ok(out);
         }
         match site::host_of_url(site_or_url) {
-            Some(host) => Ok(self.config.requests_for_host(&host)),
+            Some(host) => Ok(requests::for_host(&self.config, &host)),
             None => Err(Error::Usage {
                 message: format!("`{site_or_url}` is not a site, a host or a URL"),
             }),
@@ -253,7 +253,7 @@ mod tests {
         config.interval_ms = 2_000;
         config.hold_ms = 1_000;
         let clock = Arc::new(FakeClock::new(T0));
-        let store = MemoryStore::new(clock, config.policy_of(None));
+        let store = MemoryStore::new(clock, requests::policy_of(&config, None));
         store.stall_after_next(Kind::Admit, Duration::from_millis(1_500));
         let pacer = Pacer::with_store(Box::new(store.process()), config);
         let permit = pacer.wait_turn("https://example.com/x").expect("admitted");

@@ -299,12 +299,26 @@ fn two_machines_with_skewed_clocks_share_one_fifo_gate() {
     ];
     // Hold the site so every caller below has to queue.
     assert_pass(&machines[0].run(&pre_navigate("opener", "https://example.com/", 1)));
+    let mut redis = server.client();
     let mut waiting: Vec<(usize, Value, Child)> = (0..8)
         .map(|i| {
             let pre = pre_navigate(&format!("c{i}"), "https://example.com/", 1);
             let child = machines[i % 2].spawn(&pre);
-            // Stagger arrivals so that arrival order is well defined.
-            thread::sleep(Duration::from_millis(80));
+            // Arrival order is well defined once each caller has its place
+            // in the queue (a fixed stagger is not, on a loaded machine).
+            let joined = Instant::now();
+            while redis::cmd("ZCARD")
+                .arg("pace-hook:queue:example.com")
+                .query::<usize>(&mut redis)
+                .unwrap()
+                < i + 1
+            {
+                assert!(
+                    joined.elapsed() < Duration::from_secs(30),
+                    "c{i} never queued"
+                );
+                thread::sleep(Duration::from_millis(2));
+            }
             (i, pre, child)
         })
         .collect();

@@ -926,7 +926,7 @@ fn queue_checks(
     let mut stuck = false;
     let mut waiting = 0;
     for site in sites {
-        let request = config.request_for_key(site);
+        let request = crate::gate::requests::for_key(config, site);
         // The head wakes within milliseconds of the site being due; jitter
         // and a lapsed lease (a waiter stopped, then reclaimed) add to it.
         let slack = LEASE_TTL.as_millis() as u64 + request.jitter_ms;

@@ -273,7 +273,7 @@ pub(crate) fn collect(
             site,
             ..SiteView::default()
         };
-        let request = config.request_for_key(&view.site);
+        let request = crate::gate::requests::for_key(config, &view.site);
         view.interval_ms = request.policy.interval_ms;
         match store.queue_len(&view.site) {
             Ok(n) => view.queued = n,

@@ -28,6 +28,8 @@ pub use turn::Ask;
 
 mod turn;
 
+pub(crate) mod requests;
+
 /// A call that was admitted to all its sites.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Admitted {

@@ -12,7 +12,7 @@
 use crate::{
     config::Config,
     error::Result,
-    gate::SiteRequest,
+    gate::{SiteRequest, requests},
     read::profile::{TabRef, Target},
     read::reach::{self, Reach},
     store::{Store, TabEntry, TabMap},
@@ -118,7 +118,7 @@ pub(crate) fn requests_for(
         if h == ANY_HOST {
             every = true;
         } else {
-            out.extend(config.requests_for_host(h));
+            out.extend(requests::for_host(config, h));
         }
     }
     if every {
@@ -158,5 +158,5 @@ pub(crate) fn every_known_site(config: &Config, store: &dyn Store) -> Result<Vec
     if keys.is_empty() {
         keys.push(UNKNOWN_SITE.to_owned());
     }
-    Ok(keys.iter().map(|k| config.request_for_key(k)).collect())
+    Ok(keys.iter().map(|k| requests::for_key(config, k)).collect())
 }

@@ -38,7 +38,7 @@ pub(crate) fn script_of_url(url: &str) -> Option<String> {
 /// The gate key for a host: its registrable domain (`www.example.co.uk` and
 /// `api.example.co.uk` are both `example.co.uk`); IP addresses and
 /// `localhost` key as themselves. The config never changes a host's key (see
-/// [`Config::requests_for_host`]): every process meets every other on it.
+/// [`crate::gate::requests::for_host`]): every process meets every other on it.
 pub(crate) fn key_for_host(host: &str) -> String {
     crate::key::registrable(host)
 }
@@ -110,7 +110,7 @@ mod tests {
     fn a_configured_site_paces_its_domains_together_and_on_their_own_keys() {
         let c = config();
         let keys = |h: &str| {
-            c.requests_for_host(h)
+            crate::gate::requests::for_host(&c, h)
                 .into_iter()
                 .map(|r| r.site)
                 .collect::<Vec<_>>()

@@ -93,7 +93,13 @@ impl Settings {
     /// The settings `config` gives.
     pub fn of(config: &Config) -> Self {
         Self {
-            lost: config.policy_of(None),
+            // The global policy, as `gate::requests::policy_of(config, None)`
+            // gives it (the gate is a layer above the stores).
+            lost: Policy {
+                interval_ms: config.interval_ms,
+                hold_ms: config.hold_ms,
+                budget: config.budget,
+            },
             stale_after_ms: config.stale_after_ms,
         }
     }
