@@ -120,7 +120,15 @@ impl Pacer {
             agent: None,
             line: &line,
         };
-        match gate.take_turn(&ask, &mut |_| Ok(()))? {
+        // The wait and its I/O end by the deadline; what the caller does
+        // with the permit afterwards is its own.
+        self.store.bound_io(Some(crate::gate::io_deadline(
+            arrived,
+            self.config.max_wait_ms,
+        )));
+        let turn = gate.take_turn(&ask, &mut |_| Ok(()));
+        self.store.bound_io(None);
+        match turn? {
             Turn::Admitted(a) => Ok(Permit {
                 pacer: self,
                 call,

@@ -24,7 +24,7 @@ use crate::{
 };
 
 pub use crate::pacing::request::SiteRequest;
-pub use turn::Ask;
+pub use turn::{Ask, IO_GRACE, io_deadline};
 
 mod turn;
 

@@ -201,6 +201,8 @@ fn pace_verdict(
 ) -> Result<Outcome> {
     let config = ctx.config()?;
     let store = ctx.open_store(config)?;
+    // A slow server must not hold the hook past its client's timeout.
+    store.bound_io(Some(crate::gate::io_deadline(arrived, config.max_wait_ms)));
     let outcome = match pace(
         event,
         config,

@@ -206,6 +206,14 @@ pub trait Store: Sites + Queue + Tabs + Log {
     fn warning(&self) -> Option<&str> {
         None
     }
+
+    /// Bound every I/O from now on by `until` (a call's deadline, on this
+    /// process's monotonic clock; `None` lifts it): a store that talks to a server shortens
+    /// each command's timeout to what is left, and fails a command once
+    /// nothing is, so a slow server cannot hold a hook past its client's
+    /// timeout (which would let the call run unpaced). Local stores' I/O is
+    /// bounded already (their locks wait with deadlines of their own).
+    fn bound_io(&self, _until: Option<crate::pacing::clock::Mono>) {}
 }
 
 #[cfg(test)]

@@ -203,6 +203,9 @@ struct Inner {
     blocking: Mutex<Option<Connection>>,
     /// The heartbeat's renewals.
     beat: Mutex<Option<Connection>>,
+    /// The call's deadline, if one was set ([`crate::store::Store::bound_io`]):
+    /// no command waits past it.
+    until: Mutex<Option<Mono>>,
     /// Writes whose answer nobody needs (the stream log, leaving a queue),
     /// packed, and how many: sent ahead of the next command on `main`, or,
     /// when the process is done with the store, last and without waiting.
@@ -240,12 +243,37 @@ impl Inner {
     fn connect(&self) -> Result<Connection> {
         let c = self
             .client
-            .get_connection_with_timeout(CONNECT_TIMEOUT)
+            .get_connection_with_timeout(self.bounded(CONNECT_TIMEOUT)?)
             .map_err(|e| self.error(&e))?;
         c.set_read_timeout(Some(COMMAND_TIMEOUT))
             .and_then(|()| c.set_write_timeout(Some(COMMAND_TIMEOUT)))
             .map_err(|e| self.error(&e))?;
         Ok(c)
+    }
+
+    /// [`Self::bounded`], or a millisecond once nothing is left (for a read
+    /// timeout set inside a command: the command then fails as timed out).
+    fn bounded_or(&self, timeout: Duration) -> Duration {
+        self.bounded(timeout)
+            .unwrap_or(Duration::from_millis(1))
+            .max(Duration::from_millis(1))
+    }
+
+    /// `timeout`, cut to what is left before the call's deadline; an error
+    /// once nothing is.
+    fn bounded(&self, timeout: Duration) -> Result<Duration> {
+        let Some(until) = *lock(&self.until) else {
+            return Ok(timeout);
+        };
+        let left = crate::pacing::clock::SystemClock.left(until);
+        if left.is_zero() {
+            return Err(Error::Backend {
+                server: self.server.clone(),
+                setup: false,
+                problem: "answered too slowly: the call's deadline passed while it waited for the server; it may be overloaded, or the network to it slow: check them".to_owned(),
+            });
+        }
+        Ok(timeout.min(left))
     }
 
     /// Run `f` on `slot`'s connection, opening one if needed. A connection
@@ -261,6 +289,16 @@ impl Inner {
             Some(c) => c,
             None => guard.insert(self.connect()?),
         };
+        if lock(&self.until).is_some() {
+            let t = self.bounded(COMMAND_TIMEOUT)?;
+            if let Err(e) = conn
+                .set_read_timeout(Some(t))
+                .and_then(|()| conn.set_write_timeout(Some(t)))
+            {
+                *guard = None;
+                return Err(self.error(&e));
+            }
+        }
         match f(conn) {
             Ok(v) => Ok(v),
             Err(e) => {
@@ -396,7 +434,7 @@ impl Inner {
             let mut interrupted = false;
             let got: Option<(String, String)> = self
                 .on(&self.blocking, |c| {
-                    c.set_read_timeout(Some(server_wait + COMMAND_TIMEOUT))?;
+                    c.set_read_timeout(Some(self.bounded_or(server_wait + COMMAND_TIMEOUT)))?;
                     let got = redis::cmd("BLPOP")
                         .arg(key)
                         .arg(format!("{:.3}", server_wait.as_secs_f64()))
@@ -412,7 +450,7 @@ impl Inner {
                             Err(e)
                         }
                         got => {
-                            c.set_read_timeout(Some(COMMAND_TIMEOUT))?;
+                            c.set_read_timeout(Some(self.bounded_or(COMMAND_TIMEOUT)))?;
                             got
                         }
                     }
@@ -583,6 +621,7 @@ impl RedisStore {
                 main: Mutex::new(None),
                 blocking: Mutex::new(None),
                 beat: Mutex::new(None),
+                until: Mutex::new(None),
                 deferred: Mutex::new((Vec::new(), 0)),
                 #[cfg(test)]
                 test_now_us: Mutex::new(None),
@@ -737,6 +776,10 @@ impl Store for RedisStore {
 
     fn describe(&self) -> String {
         format!("the Redis server `{}`", self.inner.server)
+    }
+
+    fn bound_io(&self, until: Option<Mono>) {
+        *lock(&self.inner.until) = until;
     }
 }
 
