@@ -66,6 +66,8 @@ pub(crate) struct ConfigView {
     pub(crate) hold_ms: u64,
     /// `max_wait`.
     pub(crate) max_wait_ms: u64,
+    /// What in it is allowed but likely not meant (an `interval` of 0).
+    pub(crate) warnings: Vec<String>,
 }
 
 /// One site's state.
@@ -182,12 +184,15 @@ pub(crate) struct UnknownTool {
     pub(crate) last_ms: EpochMs,
 }
 
-/// `pace-hook status [--json]`: print the status; exit 0, or 1 with the
-/// reason when the state cannot be read at all.
+/// `pace-hook status [--json]`: print the status; exit 0, or 1 when the
+/// config is broken (the hook blocks every paced call then; the status is
+/// printed all the same, with the defaults) or the state cannot be read at
+/// all (with the reason).
 pub(crate) fn run(json: bool) -> Exit {
     let now = SystemClock.now_floor();
     match read(now) {
         Ok(status) => {
+            let broken = status.config.error.is_some();
             if json {
                 let mut text = serde_json::to_string_pretty(&status).expect("status serializes");
                 text.push('\n');
@@ -195,7 +200,7 @@ pub(crate) fn run(json: bool) -> Exit {
             } else {
                 crate::print(&render(&status));
             }
-            Exit::Success
+            if broken { Exit::Failure } else { Exit::Success }
         }
         Err(e) => {
             crate::say(&format!("pace-hook: {e}"));
@@ -230,10 +235,15 @@ fn read(now: EpochMs) -> crate::Result<Status> {
 fn config_view(config: &Config, error: Option<String>) -> ConfigView {
     ConfigView {
         path: config.source.as_ref().map(|p| p.display().to_string()),
-        error,
+        error: error.clone(),
         interval_ms: config.interval_ms,
         hold_ms: config.hold_ms,
         max_wait_ms: config.max_wait_ms,
+        warnings: if error.is_none() {
+            config.warnings()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -439,7 +449,11 @@ pub(crate) fn render(s: &Status) -> String {
     );
     match (&s.config.path, &s.config.error) {
         (_, Some(e)) => {
-            let _ = writeln!(out, "config: {e}\n  (showing the defaults instead)");
+            // The error names the file itself ("config `...` line 3: ...").
+            let _ = writeln!(
+                out,
+                "{e}\n  every call pace-hook paces is blocked until this is fixed; below, the defaults stand in for it"
+            );
         }
         (path, None) => {
             let _ = writeln!(
@@ -452,6 +466,9 @@ pub(crate) fn render(s: &Status) -> String {
                 format_duration(s.config.max_wait_ms)
             );
         }
+    }
+    for w in &s.config.warnings {
+        let _ = writeln!(out, "  warning: {w}");
     }
     if !s.state_found {
         out.push_str(
