@@ -1107,9 +1107,12 @@ pub(crate) mod cache {
     /// dev, inode, size, mtime (s, ns), ctime (s, ns).
     pub(crate) type Key = [i64; 7];
 
+    /// The cache's directory, inside a state directory that already
+    /// exists: reading the config is not a reason to make one (`gaps` only
+    /// reads). The first paced call makes it; the cache follows.
     fn dir() -> Option<Dir> {
         let root = crate::state_dir::default_root().ok()?;
-        Dir::open_root(&root, true)
+        Dir::open_root(&root, false)
             .ok()?
             .sub("config-cache", true)
             .ok()

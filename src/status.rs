@@ -119,6 +119,9 @@ pub(crate) struct CallView {
     pub(crate) interval_ms: u64,
     /// Taken while the call still waits for another of its sites.
     pub(crate) waiting_for_other_sites: bool,
+    /// Its hold ran out with no Post: the gate counts the call as finished
+    /// at `hold_until_ms`, and the entry stays until the site's next write.
+    pub(crate) lapsed: bool,
 }
 
 /// A backoff.
@@ -336,6 +339,7 @@ fn fill(
                 hold_until_ms: f.until_ms,
                 interval_ms: f.interval_ms,
                 waiting_for_other_sites: f.lease.is_some(),
+                lapsed: f.lease.is_none() && f.until_ms <= now,
             }
         })
         .collect();
@@ -569,28 +573,42 @@ fn render_site(out: &mut String, site: &SiteView, now: EpochMs) {
         .last_finish_ms
         .map_or("none yet".to_owned(), |t| when::at(t, now));
     let _ = writeln!(out, "  last finish   {last}");
-    if site.in_flight.is_empty() {
+    let (lapsed, live): (Vec<&CallView>, Vec<&CallView>) =
+        site.in_flight.iter().partition(|c| c.lapsed);
+    if live.is_empty() {
         let _ = writeln!(out, "  in flight     none");
     }
-    for (i, c) in site.in_flight.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "  {}{} {}, session {}, since {}, held until {}{}",
-            if i == 0 {
-                "in flight     "
-            } else {
-                "              "
-            },
+    let call = |c: &CallView| {
+        format!(
+            "{} {}, session {}, since {}",
             c.tool.as_deref().unwrap_or("?"),
             c.call,
             c.session.as_deref().unwrap_or("none"),
             when::at(c.started_ms, now),
+        )
+    };
+    let label = |i: usize, first: &'static str| if i == 0 { first } else { "              " };
+    for (i, c) in live.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}{}, held until {}{}",
+            label(i, "in flight     "),
+            call(c),
             when::at(c.hold_until_ms, now),
             if c.waiting_for_other_sites {
                 " (waiting for its other sites)"
             } else {
                 ""
             }
+        );
+    }
+    for (i, c) in lapsed.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}{}: no Post came, and its hold ran out at {}; counted as finished then",
+            label(i, "lapsed        "),
+            call(c),
+            when::at(c.hold_until_ms, now),
         );
     }
     let _ = writeln!(
@@ -671,6 +689,37 @@ mod tests {
         let text = render(&s);
         assert!(
             text.contains("navigate s1#t1, session s1, since 00:16:40 UTC (5 s ago), held until 00:18:40 UTC (in 2 min)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_hold_that_ran_out_is_shown_as_lapsed_not_in_flight() {
+        let clock = std::sync::Arc::new(FakeClock::new(1_000_000));
+        let policy = Policy {
+            interval_ms: 10_000,
+            hold_ms: 120_000,
+            budget: None,
+        };
+        let store = MemoryStore::new(clock.clone(), policy);
+        store
+            .try_admit("a.com", "s1#t1", &policy, None, clock.mono())
+            .unwrap();
+        let mut r = Record::new(Kind::Admit, 1_000_000, "navigate");
+        r.call = Some("s1#t1".into());
+        r.session = Some("s1".into());
+        store.log(&r);
+        // At the hold's last millisecond the call is still in flight...
+        let s = collect(&store, &Config::default(), None, 1_119_999).unwrap();
+        assert!(!s.sites[0].in_flight[0].lapsed);
+        assert!(render(&s).contains("  in flight     navigate s1#t1"));
+        // ...and 8 minutes after the hold, with no Post, it lapsed.
+        let s = collect(&store, &Config::default(), None, 1_600_000).unwrap();
+        assert!(s.sites[0].in_flight[0].lapsed);
+        let text = render(&s);
+        assert!(text.contains("  in flight     none\n"), "{text}");
+        assert!(
+            text.contains("  lapsed        navigate s1#t1, session s1, since 00:16:40 UTC (10 min ago): no Post came, and its hold ran out at 00:18:40 UTC (8 min ago); counted as finished then\n"),
             "{text}"
         );
     }

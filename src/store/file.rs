@@ -600,10 +600,20 @@ impl Store for FileStore {
     }
 
     fn queue_len(&self, site: &str) -> Result<usize> {
-        match self.queue(site, false, false)? {
-            Some((_, q)) => Ok(Self::list_tickets(&q)?.len()),
-            None => Ok(0),
-        }
+        // A place is live while its owner holds the ticket's lock: that is
+        // what `join_queue` waits on. A waiter that was killed leaves its
+        // ticket until the next caller clears it, but no lock: not counted,
+        // so `status` and `doctor` agree that nobody waits there.
+        let Some((_, q)) = self.queue(site, false, false)? else {
+            return Ok(0);
+        };
+        Ok(Self::list_tickets(&q)?
+            .iter()
+            .filter(|t| {
+                q.open(&t.name, Mode::Read)
+                    .is_ok_and(|f| matches!(f.try_lock_shared(), Err(TryLockError::WouldBlock)))
+            })
+            .count())
     }
 
     fn join_queue(
@@ -1011,6 +1021,15 @@ impl Store for FileStore {
     }
 
     fn read_log(&self) -> Result<(Vec<Record>, usize)> {
+        // A look: a state directory that is not there yet has an empty log,
+        // and is not made for it. Anything else at the path (a dangling
+        // link, a file) goes through `root`, which refuses it.
+        if self.root.get().is_none()
+            && std::fs::symlink_metadata(&self.path)
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        {
+            return Ok((Vec::new(), 0));
+        }
         log::read(self.root()?)
     }
 

@@ -358,7 +358,9 @@ pub trait Store: Send + Sync {
     /// Every site that has state in the store.
     fn known_sites(&self) -> Result<Vec<String>>;
 
-    /// How many callers wait in `site`'s queue.
+    /// How many callers wait in `site`'s queue: live places only, the ones
+    /// the gate would wait on (not a killed waiter's, left for the next
+    /// caller to clear).
     fn queue_len(&self, site: &str) -> Result<usize>;
 
     /// The tab map.
