@@ -662,8 +662,9 @@ mod tests {
         store::MemoryStore,
     };
 
-    #[test]
-    fn a_call_in_flight_is_shown_with_its_tool_session_and_hold() {
+    /// A store where call `s1#t1` (a navigate of session s1) was admitted
+    /// to a.com at 1,000,000 ms with a 2-minute hold and a 10 s interval.
+    fn one_call_admitted() -> MemoryStore {
         let clock = std::sync::Arc::new(FakeClock::new(1_000_000));
         let policy = Policy {
             interval_ms: 10_000,
@@ -679,6 +680,12 @@ mod tests {
         r.session = Some("s1".into());
         r.sites = vec!["a.com".into()];
         store.log(&r);
+        store
+    }
+
+    #[test]
+    fn a_call_in_flight_is_shown_with_its_tool_session_and_hold() {
+        let store = one_call_admitted();
         let s = collect(&store, &Config::default(), None, 1_005_000).unwrap();
         let site = &s.sites[0];
         assert_eq!(site.site, "a.com");
@@ -695,20 +702,7 @@ mod tests {
 
     #[test]
     fn a_hold_that_ran_out_is_shown_as_lapsed_not_in_flight() {
-        let clock = std::sync::Arc::new(FakeClock::new(1_000_000));
-        let policy = Policy {
-            interval_ms: 10_000,
-            hold_ms: 120_000,
-            budget: None,
-        };
-        let store = MemoryStore::new(clock.clone(), policy);
-        store
-            .try_admit("a.com", "s1#t1", &policy, None, clock.mono())
-            .unwrap();
-        let mut r = Record::new(Kind::Admit, 1_000_000, "navigate");
-        r.call = Some("s1#t1".into());
-        r.session = Some("s1".into());
-        store.log(&r);
+        let store = one_call_admitted();
         // At the hold's last millisecond the call is still in flight...
         let s = collect(&store, &Config::default(), None, 1_119_999).unwrap();
         assert!(!s.sites[0].in_flight[0].lapsed);
