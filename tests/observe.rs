@@ -651,13 +651,22 @@ fn gaps_svg_draws_every_call_by_session_and_the_short_gap_in_red() {
     };
     assert_eq!(fill_of_bar("s-one#x"), legend[0].1);
     assert_eq!(fill_of_bar("s<two>#y"), legend[1].1);
-    // The waits, shaded.
-    assert_eq!(
-        doc.descendants()
-            .filter(|n| n.has_tag_name("rect") && has_class(n, "wait"))
-            .count(),
-        3
-    );
+    // The waits, shaded and named by cause: y and z on a.com waited out
+    // the interval after the call before; z on b.org, which nothing held,
+    // has nothing to name.
+    let causes: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("g") && has_class(n, "wait"))
+        .map(|n| n.attribute("data-cause").unwrap())
+        .collect();
+    assert_eq!(causes, ["interval", "interval", ""]);
+    let labels: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("g") && has_class(n, "wait"))
+        .filter_map(|n| n.children().find(|c| c.has_tag_name("text")))
+        .filter_map(|t| t.text())
+        .collect();
+    assert_eq!(labels, ["interval", "interval"]);
     // The one short gap, in red, on a.com.
     let short: Vec<roxmltree::Node> = doc
         .descendants()
