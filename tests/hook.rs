@@ -1025,21 +1025,41 @@ fn a_tab_context_of_a_hundred_thousand_lines_is_read_quickly() {
 }
 
 /// Issue 8: with a broad matcher (`mcp__.*`), a tool of a server no profile
-/// knows passed with nothing in the gate log. It still passes, and its line
-/// names the whole tool, for `status` to say how to declare it.
+/// knows passed with nothing in the gate log; issue 16: one handed a URL
+/// most likely fetches it. It is paced on the URL's site, its Post records
+/// the finish, and its line names the whole tool, for `status` to say how to
+/// declare it.
 #[test]
-fn a_tool_nobody_knows_passes_and_is_logged_by_its_full_name() {
+fn a_tool_nobody_knows_handed_a_url_is_paced_there_and_logged_by_its_full_name() {
     let gate = Gate::new("");
     assert_pass(&gate.run(&fixture("PreToolUse.stdio-mode")));
     let unknown = gate.events("unknown");
     assert_eq!(unknown.len(), 1, "{:#?}", gate.log());
     assert_eq!(unknown[0]["tool"], "mcp__chromemock__navigate");
-    assert!(unknown[0]["sites"].as_array().unwrap().is_empty());
+    let admits = gate.events("admit");
+    assert_eq!(admits.len(), 1, "{:#?}", gate.log());
+    assert_eq!(admits[0]["sites"], json!(["example.com"]));
     let mut post = fixture("PreToolUse.stdio-mode");
     post["hook_event_name"] = json!("PostToolUse");
     post["tool_response"] = json!([{"type": "text", "text": "ok"}]);
     assert_pass(&gate.run(&post));
-    assert_eq!(gate.log().len(), 1, "{:#?}", gate.log());
+    let finishes = gate.events("finish");
+    assert_eq!(finishes.len(), 1, "{:#?}", gate.log());
+    assert_eq!(finishes[0]["sites"], json!(["example.com"]));
+}
+
+/// A tool nobody knows that is handed no URL (an issue tracker's) passes,
+/// logged, as before.
+#[test]
+fn a_tool_nobody_knows_handed_no_url_passes_and_is_logged() {
+    let gate = Gate::new("");
+    let mut pre = fixture("PreToolUse.stdio-mode");
+    pre["tool_name"] = json!("mcp__tracker__create_issue");
+    pre["tool_input"] = json!({"title": "x"});
+    assert_pass(&gate.run(&pre));
+    let log = gate.log();
+    assert_eq!(log.len(), 1, "{log:#?}");
+    assert_eq!(log[0]["event"], "unknown");
 }
 
 /// Fixture `name` as call `id` of session `session`.
