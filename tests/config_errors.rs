@@ -38,6 +38,11 @@ fn a_duration_written_as_a_number_says_to_add_a_unit() {
             "line 4: `jitter = 0.5` is a number; a duration is a string with its unit: write `jitter = \"0.5s\"` (or ms, m, h)"
         )
     );
+    // A number inside a list is said as such.
+    assert_eq!(
+        blocked("[[site]]\nname = \"a\"\ndomains = [\"a.test\", 7]\n"),
+        message("line 3: `domains` holds the number 7 where a string goes: write it in quotes")
+    );
     assert_eq!(
         blocked("budget = 300\n"),
         message(

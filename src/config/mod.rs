@@ -874,6 +874,15 @@ fn explain(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> S
     for kind in ["integer", "floating point"] {
         if let Some(rest) = message.strip_prefix(&format!("invalid type: {kind} `")) {
             let number = rest.split('`').next().unwrap_or_default();
+            // `interval = 10` as written, or a number inside a list.
+            let whole = line
+                .split_once('=')
+                .is_some_and(|(_, v)| v.trim() == number);
+            if !whole {
+                return format!(
+                    "`{key}` holds the number {number} where a string goes: write it in quotes"
+                );
+            }
             let written = format!("`{key} = {number}` is a number");
             return if DURATION_KEYS.contains(&key.as_str()) {
                 format!(
