@@ -162,14 +162,21 @@ impl Pacer {
         let mut sites = Vec::new();
         for r in self.requests(site_or_url)? {
             let ms = how_long.as_millis() as u64;
+            // The record's time is the store's, the one the backoff counts
+            // from, so `until_ms - ts` is the hold asked for.
+            let mut set_at = 0;
             let u = self
                 .store
-                .update_backoff(&r.site, &mut |s, now| Some(s.hold_back(now, ms)))?
+                .update_backoff(&r.site, &mut |s, now| {
+                    set_at = now;
+                    Some(s.hold_back(now, ms))
+                })?
                 .unwrap_or(0);
             until = until.max(u);
-            let mut rec = Record::new(Kind::Backoff, self.store.clock().now_floor(), "backoff");
+            let mut rec = Record::new(Kind::Backoff, set_at, "backoff");
             rec.sites = vec![r.site.clone()];
             rec.reason = Some(format!("held back by hand for {}", format_duration(ms)));
+            rec.until_ms = Some(u);
             self.store.log(&rec);
             sites.push(r.site);
         }
@@ -187,6 +194,7 @@ impl Pacer {
             let mut rec = Record::new(Kind::Backoff, self.store.clock().now_floor(), "backoff");
             rec.sites = vec![r.site.clone()];
             rec.reason = Some("cleared by hand".to_owned());
+            rec.until_ms = Some(rec.ts);
             self.store.log(&rec);
             sites.push(r.site);
         }

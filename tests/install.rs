@@ -52,6 +52,7 @@ impl Setup {
             .env("PACE_HOOK_HOME", self.dir.join("state"))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -67,10 +68,10 @@ impl Setup {
         format!("270 s, from `{}`", self.dir.join("config.toml").display())
     }
 
-    /// Files beside the project's settings whose names start with
-    /// `settings.json.bak-`.
+    /// The backups of the project's settings: files whose names start
+    /// with `settings.json.bak-`, in the home's settings backups.
     fn backups(&self) -> Vec<PathBuf> {
-        backups_of(&self.settings())
+        backups_of(&self.home(), &self.settings())
     }
 }
 
@@ -80,9 +81,14 @@ impl Drop for Setup {
     }
 }
 
-fn backups_of(settings: &Path) -> Vec<PathBuf> {
+/// The backups of `settings` that install and uninstall made under `home`:
+/// in `~/.local/state/pace-hook/settings-backups/`, at the file's own path.
+fn backups_of(home: &Path, settings: &Path) -> Vec<PathBuf> {
     let name = settings.file_name().unwrap().to_string_lossy().into_owned();
-    let mut found: Vec<PathBuf> = fs::read_dir(settings.parent().unwrap())
+    let dir = home
+        .join(".local/state/pace-hook/settings-backups")
+        .join(settings.parent().unwrap().strip_prefix("/").unwrap());
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
         .map(|d| {
             d.map(|e| e.unwrap().path())
                 .filter(|p| {
@@ -230,6 +236,46 @@ fn install_says_what_it_did_and_where_the_backup_is() {
 }
 
 #[test]
+fn install_and_uninstall_leave_no_backup_in_the_project() {
+    // A project kept in git: the settings file is tracked, and nothing
+    // install or uninstall leaves may show up as untracked.
+    let s = Setup::new("");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
+            .arg(s.project())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&["init", "-q"]);
+    fs::create_dir_all(s.settings().parent().unwrap()).unwrap();
+    fs::write(s.settings(), "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "settings"]);
+    assert_eq!(code(&s.run(&["install"])), 0);
+    assert_eq!(
+        git(&["status", "--porcelain"]),
+        " M .claude/settings.json\n"
+    );
+    assert_eq!(code(&s.run(&["uninstall"])), 0);
+    assert_eq!(git(&["status", "--porcelain"]), "");
+    // The copies are kept, out of the project, 0600 in a 0700 directory.
+    let backups = s.backups();
+    assert_eq!(backups.len(), 2);
+    assert_eq!(
+        fs::read_to_string(&backups[0]).unwrap(),
+        "{\n  \"model\": \"opus\"\n}\n"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&backups[0]), 0o600);
+    assert_eq!(mode(backups[0].parent().unwrap()), 0o700);
+}
+
+#[test]
 fn installing_twice_changes_nothing_the_second_time() {
     let s = Setup::new("");
     assert_eq!(code(&s.run(&["install"])), 0);
@@ -370,7 +416,7 @@ fn user_scope_writes_under_home() {
         fs::read_to_string(&user).unwrap(),
         "{\n  \"model\": \"opus\"\n}\n"
     );
-    assert_eq!(backups_of(&user).len(), 2);
+    assert_eq!(backups_of(&s.home(), &user).len(), 2);
 }
 
 #[test]

@@ -11,9 +11,17 @@
 //!   just before the rename: if Claude Code or an editor changed it
 //!   meanwhile, nothing is written.
 //! - **A backup comes first.** Before a file that exists is changed, its
-//!   bytes are copied to `<name>.bak-<UTC time>` beside it, never over an
-//!   existing backup, and the output names the copy. Nothing changed, no
-//!   backup.
+//!   bytes are copied to `<name>.bak-<UTC time>`, never over an existing
+//!   backup, and the output names the copy. Nothing changed, no backup. The
+//!   copies live under pace-hook's own state directory for settings
+//!   backups, `$XDG_STATE_HOME/pace-hook/settings-backups/` (by default
+//!   `~/.local/state/...`), at the settings file's own absolute path: not
+//!   beside the file, where a project's `.claude/` would gain an untracked
+//!   file in `git status` with every install and uninstall. One per change,
+//!   not one overwritten each time, so any earlier text can be had back;
+//!   install and uninstall are rare and a settings file is small. Not the
+//!   gate's state directory either: that is a cache (`~/.cache`), which
+//!   users clear.
 //! - **The timeout outlasts every wait.** Claude Code kills a hook at its
 //!   timeout and lets the call run unpaced, so `install` writes a timeout
 //!   only if it is at least [`MARGIN_S`] above the `max_wait` of the config
@@ -22,7 +30,7 @@
 use std::{
     fs::{self, File, OpenOptions},
     io::{ErrorKind, Write},
-    os::unix::fs::{OpenOptionsExt, PermissionsExt},
+    os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt},
     path::{Path, PathBuf},
     time::{SystemTime, UNIX_EPOCH},
 };
@@ -262,13 +270,44 @@ fn write(path: &Path, before: Option<&str>, text: &str) -> Result<Option<PathBuf
     Ok(backup)
 }
 
+/// Where the backups of settings files go: `$XDG_STATE_HOME` (when it is
+/// an absolute path, as the XDG spec asks), else `~/.local/state`, then
+/// `pace-hook/settings-backups`. `None` with neither: then beside the file.
+fn backup_root() -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|h| h.join(".local").join("state"))
+        })?;
+    Some(state.join("pace-hook").join("settings-backups"))
+}
+
 /// Copy `before` to `<path>.bak-<UTC time>` (with `-2`, `-3`… when that
-/// exists already), never over another file.
+/// exists already) under [`backup_root`], at `path`'s own absolute path,
+/// never over another file.
 fn backup(path: &Path, before: &str) -> Result<PathBuf> {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let base = format!("{}.bak-{}", path.display(), utc_stamp(secs));
+    let absolute = std::path::absolute(path).map_err(|e| Error::io("resolve", path, e))?;
+    let beside = match backup_root() {
+        Some(root) => {
+            let mirrored = root.join(absolute.strip_prefix("/").unwrap_or(&absolute));
+            let dir = mirrored.parent().unwrap_or(&root).to_owned();
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&dir)
+                .map_err(|e| Error::io("create directory", &dir, e))?;
+            mirrored
+        }
+        None => absolute,
+    };
+    let base = format!("{}.bak-{}", beside.display(), utc_stamp(secs));
     for n in 1..1000 {
         let candidate = PathBuf::from(if n == 1 {
             base.clone()

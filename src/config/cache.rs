@@ -15,7 +15,10 @@ pub(crate) type Key = [i64; 7];
 
 fn dir() -> Option<Dir> {
     let root = crate::state_dir::default_root().ok()?;
-    Dir::open_root(&root, true)
+    // Inside a state directory that already exists: reading the config is
+    // not a reason to make one (`gaps` only reads). The first paced call
+    // makes it; the cache follows.
+    Dir::open_root(&root, false)
         .ok()?
         .sub("config-cache", true)
         .ok()

@@ -155,6 +155,22 @@ struct RawTool {
 }
 
 impl Config {
+    /// What this config allows but likely does not mean, one sentence each,
+    /// for `status` and `doctor` to show. An `interval` of 0 is allowed, not
+    /// refused: calls still go one at a time, and backoffs and budgets still
+    /// hold (the benchmarks use it to time the gate's own work); but nothing
+    /// spaces them, which is what pace-hook is for, and nothing else says so.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.interval_ms == 0 {
+            out.push(format!(
+                "`interval` is 0: a call to a site starts as soon as the previous one ends, with no gap; set the gap you want (the default is {})",
+                format_duration(DEFAULT_INTERVAL_MS)
+            ));
+        }
+        out
+    }
+
     /// Parse config text; `path` is only for messages.
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
         let bad = |line: Option<usize>, message: String| Error::Config {
@@ -164,7 +180,7 @@ impl Config {
         };
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
-            bad(line, e.message().trim().to_owned())
+            bad(line, explain(text, e.span(), e.message().trim()))
         })?;
         // Lines for value errors found after parsing; only looked up on error.
         let line_for = |key: &str| key_line(text, None, key);
@@ -420,6 +436,131 @@ fn key_line(text: &str, table: Option<(&str, usize)>, key: &str) -> Option<usize
     header
 }
 
+/// Keys whose value is a duration, at the top level or in a `[[site]]`.
+const DURATION_KEYS: [&str; 6] = [
+    "interval",
+    "in_flight_hold",
+    "max_wait",
+    "stale_after",
+    "jitter",
+    "max_backoff",
+];
+
+/// The TOML reader's `message` about the text at `span`, said in the
+/// config's own terms: what was written, and what to write instead. A
+/// message it has nothing to add to is kept as it is.
+fn explain(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> String {
+    let at = span.clone().map_or(0, |s| s.start.min(text.len()));
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = text[start..end].trim();
+    // The key the line sets, or the table its header opens.
+    let key = line
+        .split_once('=')
+        .map(|(k, _)| k.trim().trim_matches('"').to_owned())
+        .or_else(|| {
+            line.strip_prefix('[')
+                .and_then(|l| l.split_once(']'))
+                .map(|(name, _)| name.trim_matches(['[', ']']).trim().to_owned())
+        })
+        .unwrap_or_default();
+
+    // `interval = 10`: a number where a string goes.
+    for kind in ["integer", "floating point"] {
+        if let Some(rest) = message.strip_prefix(&format!("invalid type: {kind} `")) {
+            let number = rest.split('`').next().unwrap_or_default();
+            // `interval = 10` as written, or a number inside a list.
+            let whole = line
+                .split_once('=')
+                .is_some_and(|(_, v)| v.trim() == number);
+            if !whole {
+                return format!(
+                    "`{key}` holds the number {number} where a string goes: write it in quotes"
+                );
+            }
+            let written = format!("`{key} = {number}` is a number");
+            return if DURATION_KEYS.contains(&key.as_str()) {
+                format!(
+                    "{written}; a duration is a string with its unit: write `{key} = \"{number}s\"` (or ms, m, h)"
+                )
+            } else if key == "budget" {
+                format!(
+                    "{written}; a budget is a string of calls per window: write e.g. `budget = \"{number}/24h\"`"
+                )
+            } else {
+                format!("{written}; `{key}` takes a string, in quotes")
+            };
+        }
+    }
+    // `[tool]` where `[[tool]]` goes: one table, not a list of them.
+    if message == "invalid type: map, expected a sequence" {
+        return if line.starts_with('[') && !line.starts_with("[[") {
+            format!(
+                "`[{key}]` opens one table; each `{key}` entry is its own `[[{key}]]`, with double brackets"
+            )
+        } else {
+            format!(
+                "`{key}` is a table; each `{key}` entry is its own `[[{key}]]`, with double brackets"
+            )
+        };
+    }
+    if message == "duplicate key" {
+        let name = span
+            .and_then(|s| text.get(s))
+            .map(|k| k.trim().trim_matches('"'))
+            .filter(|k| !k.is_empty() && !k.contains('\n'))
+            .unwrap_or(&key);
+        return format!("`{name}` is set twice here; keep one");
+    }
+    // `unknown field `intervl`, expected one of `interval`, ...`
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let (unknown, expected) = rest.split_once('`').unwrap_or((rest, ""));
+        let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        let list = known
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return match closest(unknown, &known) {
+            Some(near) => {
+                format!("unknown key `{unknown}`: did you mean `{near}`? (known here: {list})")
+            }
+            None => format!("unknown key `{unknown}` (known here: {list})"),
+        };
+    }
+    message.to_owned()
+}
+
+/// The one of `known` that `word` is most likely a slip for: within two
+/// edits (one for a word of four letters or fewer), nearest first.
+fn closest<'k>(word: &str, known: &[&'k str]) -> Option<&'k str> {
+    let most = if word.chars().count() <= 4 { 1 } else { 2 };
+    known
+        .iter()
+        .map(|k| (edit_distance(word, k), *k))
+        .filter(|(d, _)| *d <= most)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 fn line_of(text: &str, byte: usize) -> usize {
     text.as_bytes()[..byte.min(text.len())]
         .iter()
@@ -471,6 +612,18 @@ mod tests {
         assert!(m.contains("intervall"), "{m}");
     }
 
+    #[test]
+    fn a_slip_of_a_key_is_matched_to_the_nearest_and_nothing_far_is() {
+        let known = ["interval", "in_flight_hold", "max_wait", "site", "tool"];
+        assert_eq!(closest("intervl", &known), Some("interval"));
+        assert_eq!(closest("max-wait", &known), Some("max_wait"));
+        assert_eq!(closest("sites", &known), Some("site"));
+        // Short words get one edit, not two: `to` is not a slip for `tool`.
+        assert_eq!(closest("to", &known), None);
+        assert_eq!(closest("backoff", &known), None);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("día", "dia"), 1);
+    }
     #[test]
     fn bad_duration_names_the_key_and_line() {
         let e = parse("\nmax_wait = \"ten\"\n").unwrap_err();

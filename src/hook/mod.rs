@@ -489,6 +489,7 @@ fn listen(
                     .map(|ms| format!(", Retry-After {}", format_duration(ms)))
                     .unwrap_or_default()
             ));
+            r.until_ms = until;
             store.log(&r);
             if let Some(until) = until {
                 let how = if st.retry_after_ms.is_some() {

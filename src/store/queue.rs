@@ -33,7 +33,9 @@ pub trait Queue: Send + Sync {
     /// Whether nobody is waiting in `site`'s queue.
     fn queue_is_empty(&self, site: &str) -> Result<bool>;
 
-    /// How many callers wait in `site`'s queue.
+    /// How many callers wait in `site`'s queue: live places only, the ones
+    /// the gate would wait on (not a killed waiter's, left for the next
+    /// caller to clear).
     fn queue_len(&self, site: &str) -> Result<usize>;
 
     /// Join `site`'s queue and return once every caller that joined earlier

@@ -221,10 +221,20 @@ impl Queue for FileStore {
     }
 
     fn queue_len(&self, site: &str) -> Result<usize> {
-        match self.queue(site, false, false)? {
-            Some((_, q)) => Ok(Self::list_tickets(&q)?.len()),
-            None => Ok(0),
-        }
+        // A place is live while its owner holds the ticket's lock: that is
+        // what `join_queue` waits on. A waiter that was killed leaves its
+        // ticket until the next caller clears it, but no lock: not counted,
+        // so `status` and `doctor` agree that nobody waits there.
+        let Some((_, q)) = self.queue(site, false, false)? else {
+            return Ok(0);
+        };
+        Ok(Self::list_tickets(&q)?
+            .iter()
+            .filter(|t| {
+                q.open(&t.name, Mode::Read)
+                    .is_ok_and(|f| matches!(f.try_lock_shared(), Err(TryLockError::WouldBlock)))
+            })
+            .count())
     }
 
     fn join_queue(
