@@ -36,7 +36,7 @@ use crate::{
     },
     pacing::gaps,
     pacing::log,
-    read::profile::{self, Call, Learned, Outcome, TabRef, Target, Verdict},
+    read::profile::{self, Call, Learned, TabRef, Target, ToolResult, Verdict},
     read::reach::{self, Reach},
     read::resolve,
     read::script::{self, Count, Env},
@@ -104,7 +104,7 @@ pub fn event(data: &[u8]) {
             session: e.session_id.as_deref(),
         };
         let texts = e.response_texts.clone();
-        let outcome = Outcome {
+        let outcome = ToolResult {
             texts: &texts,
             object: e.response_object.as_ref(),
             error: e.error.as_deref(),
@@ -203,7 +203,7 @@ pub fn tab_context(data: &[u8]) {
         input: &input,
         session: Some("fuzz"),
     };
-    let outcome = Outcome {
+    let outcome = ToolResult {
         texts: &texts,
         object: None,
         error: error.as_deref(),
@@ -220,7 +220,7 @@ const MAX_LEARNED_TABS: usize = 3 * 1_024 + 1;
 /// What a result teaches is bounded, believed only where the extension
 /// writes, and never "on no site" unless the URL says so; and the tab map it
 /// is folded into stays bounded and fail-closed.
-fn check_learned(call: &Call<'_>, outcome: &Outcome<'_>, learned: &Learned) {
+fn check_learned(call: &Call<'_>, outcome: &ToolResult<'_>, learned: &Learned) {
     assert!(
         learned.tabs.len() <= MAX_LEARNED_TABS,
         "{} tabs from one result",
@@ -855,7 +855,7 @@ pub fn listings(data: &[u8]) {
     };
     let learned = p.learn(
         &call,
-        &Outcome {
+        &ToolResult {
             texts: &texts,
             object: object.as_ref(),
             error: error.as_deref(),

@@ -122,7 +122,7 @@ impl World {
         let store = pace_hook::store::RedisStore::with_fake_clock(
             url,
             home,
-            pace_hook::store::Settings {
+            pace_hook::store::Options {
                 lost: LOST,
                 stale_after_ms: 15 * 60_000,
             },

@@ -11,7 +11,7 @@ use crate::{
         decision::Policy,
         log::{Kind, Record},
     },
-    store::{Log, RedisStore, Settings, Sites, Store},
+    store::{Log, Options, RedisStore, Sites, Store},
 };
 
 use crate::store::redis::test_server::Server;
@@ -22,7 +22,7 @@ fn store(server: &Server, name: &str) -> RedisStore {
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&home);
-    RedisStore::open(&server.url(), home, Settings::default()).unwrap()
+    RedisStore::open(&server.url(), home, Options::default()).unwrap()
 }
 
 fn soon(s: &RedisStore) -> Mono {

@@ -17,7 +17,7 @@ use crate::{
     hook::event::{EventKind, HookEvent},
     pacing::clock::{Clock, Mono},
     pacing::log::{Kind, Record},
-    read::profile::{self, Call, Outcome as ToolOutcome, TabRef, Target, Verdict},
+    read::profile::{self, Call, TabRef, Target, ToolResult, Verdict},
     read::resolve,
     read::site,
     store::{Store, TabEntry, TabMap},
@@ -388,7 +388,7 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
     };
     let learned = profile.learn(
         &call,
-        &ToolOutcome {
+        &ToolResult {
             texts: &event.response_texts,
             object: event.response_object.as_ref(),
             error: event.error.as_deref(),

@@ -69,14 +69,14 @@ pub use tabs::{CallRecord, TabEntry, TabMap, Tabs};
 /// What a store needs from the config: the policy a lost state is rebuilt
 /// with, and when a queue place is reclaimed regardless of its owner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
+pub struct Options {
     /// Interval and hold for a site whose state was lost.
     pub lost: Policy,
     /// Age after which a queue place is reclaimed even if its owner renews it.
     pub stale_after_ms: u64,
 }
 
-impl Default for Settings {
+impl Default for Options {
     fn default() -> Self {
         Self {
             lost: Policy {
@@ -89,7 +89,7 @@ impl Default for Settings {
     }
 }
 
-impl Settings {
+impl Options {
     /// The settings `config` gives.
     pub fn of(config: &Config) -> Self {
         Self {
@@ -118,7 +118,7 @@ pub fn open(config: &Config) -> Result<Box<dyn Store>> {
 /// its log and through [`Store::warning`].
 pub fn open_in(root: PathBuf, config: &Config) -> Result<Box<dyn Store>> {
     let url = match &config.backend {
-        Backend::File => return Ok(Box::new(FileStore::open(root, Settings::of(config))?)),
+        Backend::File => return Ok(Box::new(FileStore::open(root, Options::of(config))?)),
         Backend::Redis(url) => url,
     };
     match open_redis(url, &root, config) {
@@ -131,7 +131,7 @@ pub fn open_in(root: PathBuf, config: &Config) -> Result<Box<dyn Store>> {
 
 #[cfg(feature = "redis")]
 fn open_redis(url: &str, root: &std::path::Path, config: &Config) -> Result<Box<dyn Store>> {
-    Ok(Box::new(RedisStore::open(url, root, Settings::of(config))?))
+    Ok(Box::new(RedisStore::open(url, root, Options::of(config))?))
 }
 
 #[cfg(not(feature = "redis"))]
@@ -146,7 +146,7 @@ fn open_redis(url: &str, _root: &std::path::Path, _config: &Config) -> Result<Bo
 /// The file gate in `root`, standing in for a shared backend that failed
 /// with `error`: one line in the gate log, and a warning for the model.
 pub fn fall_back(root: PathBuf, config: &Config, error: &Error) -> Result<Box<dyn Store>> {
-    let store = FileStore::open(root, Settings::of(config))?.with_warning(format!(
+    let store = FileStore::open(root, Options::of(config))?.with_warning(format!(
         "pace-hook could not use its shared gate ({error}), so it paced this call only against other calls on this machine (on_backend_error = \"local\"): calls from other machines to the same site may come closer together than the interval. Tell the user if this keeps happening."
     ));
     let mut r = Record::new(Kind::Backend, store.clock().now_floor(), "");

@@ -23,7 +23,7 @@
 //! would point the map at a page the failed call never selected.
 
 use super::{
-    Call, Family, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts,
+    Call, Family, Learned, Profile, TabRef, TabSeen, Target, ToolResult, Verdict, mcp_parts,
     navigation, script_verdict, session_browser, str_at, tab_id,
 };
 
@@ -238,7 +238,7 @@ impl Profile for DevTools {
         })
     }
 
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
         let browser = browser(call);
         let mut learned = Learned::default();
         let ok = outcome.error.is_none();
@@ -516,7 +516,7 @@ mod tests {
                 input: &input(v),
                 session: Some("A"),
             },
-            &Outcome {
+            &ToolResult {
                 texts: if error.is_some() { &[] } else { &texts },
                 object: None,
                 error,

@@ -168,7 +168,7 @@ pub(crate) struct Call<'a> {
 
 /// A tool's result as a profile sees it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Outcome<'a> {
+pub(crate) struct ToolResult<'a> {
     /// The text blocks of a successful result, in order.
     pub(crate) texts: &'a [String],
     /// The result when it is a JSON object (WebFetch).
@@ -233,7 +233,7 @@ pub(crate) trait Profile: Sync {
     /// server has no such page.
     fn page(&self, call: &Call<'_>) -> Option<TabRef>;
     /// What a result of `call` says about tabs and statuses.
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned;
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned;
     /// Whether a server no profile lists is this family's by its name
     /// (lowercased, `-` as `_`): users name servers what they like, and
     /// often after what they run (`mcp__pw__…` is not, `mcp__my_playwright__…` is).

@@ -28,8 +28,8 @@
 //! this guards against.
 
 use super::{
-    Call, Family, Learned, Outcome, Profile, Status, TabRef, TabSeen, Target, Verdict, mcp_parts,
-    navigation, script_verdict, script_verdict_server, session_browser, str_at, tab_id,
+    Call, Family, Learned, Profile, Status, TabRef, TabSeen, Target, ToolResult, Verdict,
+    mcp_parts, navigation, script_verdict, script_verdict_server, session_browser, str_at, tab_id,
 };
 
 pub(crate) struct Playwright;
@@ -244,7 +244,7 @@ impl Profile for Playwright {
         })
     }
 
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
         let browser = browser(call);
         let mut learned = Learned::default();
         match (outcome.error, outcome.texts.first()) {
@@ -631,7 +631,7 @@ mod tests {
                 input: &input(v),
                 session: Some("A"),
             },
-            &Outcome {
+            &ToolResult {
                 texts: &texts,
                 object: None,
                 error,

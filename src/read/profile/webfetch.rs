@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::{Call, Family, Learned, Outcome, Profile, Status, TabRef, Target, Verdict, str_at};
+use super::{Call, Family, Learned, Profile, Status, TabRef, Target, ToolResult, Verdict, str_at};
 
 pub(crate) struct WebFetch;
 
@@ -62,7 +62,7 @@ impl Profile for WebFetch {
         None
     }
 
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
         let mut learned = Learned::default();
         if let Some(object) = outcome.object
             && let Some(status) = status_of(object, str_at(call.input, "url"))
@@ -139,7 +139,7 @@ mod tests {
                 input: &input(json!({"url": "https://example.com/a", "prompt": "p"})),
                 session: Some("s"),
             },
-            &Outcome {
+            &ToolResult {
                 texts: &[],
                 object: Some(&v),
                 error: None,

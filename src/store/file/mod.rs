@@ -48,7 +48,7 @@ use std::{
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
-use super::{Settings, Store, heartbeat};
+use super::{Options, Store, heartbeat};
 use crate::{
     error::{Error, Result},
     key,
@@ -74,7 +74,7 @@ pub struct FileStore {
     path: PathBuf,
     root: OnceLock<Result<Dir, String>>,
     clock: Arc<dyn Clock>,
-    settings: Settings,
+    settings: Options,
     warning: Option<String>,
 }
 
@@ -88,7 +88,7 @@ impl std::fmt::Debug for FileStore {
 
 impl FileStore {
     /// The store at `path`, reading time from the system clock.
-    pub fn open(path: impl Into<PathBuf>, settings: Settings) -> Result<Self> {
+    pub fn open(path: impl Into<PathBuf>, settings: Options) -> Result<Self> {
         Self::with_clock(path, settings, Arc::new(SystemClock))
     }
 
@@ -97,7 +97,7 @@ impl FileStore {
     /// and writable by nobody else.
     pub fn with_clock(
         path: impl Into<PathBuf>,
-        settings: Settings,
+        settings: Options,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
         Ok(Self {

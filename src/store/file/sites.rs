@@ -323,13 +323,13 @@ impl Sites for FileStore {
 mod tests {
     use super::*;
     use crate::pacing::decision::Decision;
-    use crate::store::Settings;
+    use crate::store::Options;
 
     fn store(name: &str) -> FileStore {
         let dir =
             std::env::temp_dir().join(format!("pace-hook-unit-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        FileStore::open(dir, Settings::default()).unwrap()
+        FileStore::open(dir, Options::default()).unwrap()
     }
 
     fn soon(s: &FileStore) -> Mono {

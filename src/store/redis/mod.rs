@@ -102,7 +102,7 @@ use redis::{
     Connection, ConnectionLike, IntoConnectionInfo, RedisError, RedisResult, Script, Value,
 };
 
-use super::{LEASE_TTL, Log, RENEW_EVERY, Settings, Store, heartbeat, redact_url};
+use super::{LEASE_TTL, Log, Options, RENEW_EVERY, Store, heartbeat, redact_url};
 
 mod log;
 mod queue;
@@ -526,7 +526,7 @@ fn keep_place_alive(
 pub struct RedisStore {
     inner: Arc<Inner>,
     clock: Arc<OffsetClock>,
-    settings: Settings,
+    settings: Options,
     /// The state directory on this machine: the local gate log, and the
     /// marker last seen on the server.
     home: PathBuf,
@@ -586,7 +586,7 @@ impl RedisStore {
     /// (or refuses the credentials) is an error here, where the caller can
     /// still fall back. It is greeted (its clock read, its data marker
     /// checked) on the first read of the clock.
-    pub fn open(url: &str, home: impl Into<PathBuf>, settings: Settings) -> Result<Self> {
+    pub fn open(url: &str, home: impl Into<PathBuf>, settings: Options) -> Result<Self> {
         let (server, secret) = redact_url(url);
         let unusable = |problem: String| Error::Backend {
             server: server.clone(),
@@ -649,7 +649,7 @@ impl RedisStore {
     pub fn with_fake_clock(
         url: &str,
         home: impl Into<PathBuf>,
-        settings: Settings,
+        settings: Options,
         clock: Arc<FakeClock>,
     ) -> Result<Self> {
         let mut s = Self::open(url, home, settings)?;

@@ -21,7 +21,7 @@ fn home(name: &str) -> PathBuf {
 }
 
 fn store(server: &Server, name: &str) -> RedisStore {
-    RedisStore::open(&server.url(), home(name), Settings::default()).unwrap()
+    RedisStore::open(&server.url(), home(name), Options::default()).unwrap()
 }
 
 fn raw(server: &Server, args: &[&str]) -> Value {
@@ -446,7 +446,7 @@ fn an_empty_server_is_noticed_once() {
     let dir = home("marker");
     // Greeted on the first read of the clock.
     let open = || {
-        let s = RedisStore::open(&server.url(), &dir, Settings::default()).unwrap();
+        let s = RedisStore::open(&server.url(), &dir, Options::default()).unwrap();
         s.clock().now_floor();
     };
     let notes = || {
