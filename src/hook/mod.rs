@@ -2,6 +2,7 @@
 //! the gate, and say what happened, to the model on a block and to the gate
 //! log always.
 
+pub(crate) mod client;
 pub(crate) mod context;
 pub(crate) mod event;
 #[cfg(test)]
@@ -268,11 +269,23 @@ fn pace(
     }
     let mut line = record(event, Kind::Admit, 0);
     line.tool = label.clone();
+    // The agent kills a hook at its timeout and runs the call unpaced: the
+    // wait ends in time to answer, whatever the config allows.
+    let (max_wait_ms, limit) = match event.max_wait_ms {
+        Some(cap) if cap < config.max_wait_ms => (
+            cap,
+            format!("{}, under the agent's hook timeout", format_duration(cap)),
+        ),
+        _ => (
+            config.max_wait_ms,
+            format!("max_wait, {}", format_duration(config.max_wait_ms)),
+        ),
+    };
     let ask = Ask {
         call: &call,
         requests: &requests,
         arrived,
-        max_wait_ms: config.max_wait_ms,
+        max_wait_ms,
         hold_ms: config.hold_ms,
         agent: agent.as_deref(),
         line: &line,
@@ -288,10 +301,9 @@ fn pace(
                 n => format!("{n} other calls are still ahead of it"),
             };
             Ok(Outcome::Block(one_line(&format!(
-                "pace-hook blocked `{label}` on {}: it waited {} for its turn (the most it may wait is max_wait, {}), and {ahead}; {} should be free in {} at the earliest. Work on something else meanwhile (another site, or what this page already shows), then retry this call.",
+                "pace-hook blocked `{label}` on {}: it waited {} for its turn (the most it may wait is {limit}), and {ahead}; {} should be free in {} at the earliest. Work on something else meanwhile (another site, or what this page already shows), then retry this call.",
                 g.site,
                 format_duration(g.waited_ms),
-                format_duration(config.max_wait_ms),
                 g.site,
                 format_duration(g.more_ms.max(1)),
             ))))
@@ -414,7 +426,7 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
         .unwrap_or_default();
     // The finish first: it is what the next call's wait counts from.
     let mut finished = Vec::new();
-    if event.tool_use_id.is_some() || !revealed.is_empty() {
+    if event.tool_use_id.is_some() || event.agent().is_some() || !revealed.is_empty() {
         finished = record_finish(event, store, tool, &revealed)
             .map_err(|e| not_recorded(&what, &e, config))?;
     }
@@ -547,7 +559,9 @@ fn reason_phrase(code: u16) -> &'static str {
 /// call is finished like any other. Tools nobody declared were never
 /// admitted, so their Posts read nothing but the config.
 fn post_declared(ctx: &dyn Context, event: &HookEvent) -> Result<(), PostFailure> {
-    if !event.tool_name.starts_with("mcp__") || event.tool_use_id.is_none() {
+    if !event.tool_name.starts_with("mcp__")
+        || (event.tool_use_id.is_none() && event.agent().is_none())
+    {
         return Ok(());
     }
     // A broken config blocked the Pre, so no call of it is in flight.
@@ -584,8 +598,18 @@ fn record_finish(
     tool: &str,
     revealed: &[String],
 ) -> Result<Vec<String>> {
-    let key = call_key(event, store.clock());
-    let f = Gate::new(store).finish(&key, event.agent().as_deref(), revealed)?;
+    let agent = event.agent();
+    let key = match (&event.tool_use_id, &agent) {
+        // No id to meet its Pre by (Gemini, Copilot and Cline send none):
+        // the call this Post ends is its agent's open one, for one agent
+        // runs its paced calls one at a time.
+        (None, Some(agent)) => match store.open_call_of(agent)? {
+            Some(open) => open.call,
+            None => call_key(event, store.clock()),
+        },
+        _ => call_key(event, store.clock()),
+    };
+    let f = Gate::new(store).finish(&key, agent.as_deref(), revealed)?;
     if !f.sites.is_empty() {
         let mut r = record(event, Kind::Finish, f.at());
         r.tool = tool.to_owned();
