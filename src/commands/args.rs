@@ -492,4 +492,34 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn the_hook_takes_its_client_and_timeout_in_either_order() {
+        let hook = |client, timeout_s| Command::Hook { client, timeout_s };
+        assert_eq!(
+            parse(&args(&["--client", "gemini"])).unwrap(),
+            hook(Some(Client::Gemini), None)
+        );
+        assert_eq!(
+            parse(&args(&["--timeout", "30", "--client", "copilot"])).unwrap(),
+            hook(Some(Client::Copilot), Some(30))
+        );
+        for bad in [
+            &["--client"][..],
+            &["--client", "emacs"],
+            &["--client", "cline", "--client", "codex"],
+            &["--client", "cline", "--timeout", "0"],
+            &["--client", "cline", "extra", "x"],
+        ] {
+            assert!(
+                matches!(parse(&args(bad)), Err(Error::Usage { .. })),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            client_in(&args(&["--timeout", "x", "--client", "cline"])),
+            Some(Client::Cline)
+        );
+        assert_eq!(client_in(&args(&["install"])), None);
+    }
 }
