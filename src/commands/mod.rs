@@ -2,7 +2,7 @@
 //! places that discover the config, open a store and choose an exit code;
 //! everything below them is handed what it needs.
 //!
-//! `hook` (no arguments) runs one hook event; `run` runs a command in its
+//! `hook` (no arguments, or `--client NAME [--timeout S]`) runs one hook event; `run` runs a command in its
 //! site's turn; `install`/`uninstall` edit Claude Code's settings; `doctor`,
 //! `status` and `gaps` look at the gate from outside; `backoff` holds a site.
 
