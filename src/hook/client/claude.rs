@@ -9,9 +9,12 @@
 //!
 //! VS Code reads the same exit codes and the same JSON (its `ChatHookResult`:
 //! exit 2 is "a blocking error shown to the model"), with a 30 s default
-//! timeout (`timeout`, in seconds). Its own web tools are `fetch_webpage`
-//! (`{urls, query}`) and `open_simple_browser` (`{url}`); its MCP tools are
-//! named `mcp_<server>_<tool>`.
+//! timeout (`timeout`, in seconds). Its own web tools (the Copilot Chat
+//! extension's `toolNames.ts`) are `fetch_webpage` (`{urls, query}`, also
+//! known by its contributed name `copilot_fetchWebPage`) and
+//! `open_simple_browser` (`{url}`). Its MCP tools are read as
+//! `mcp_<server>_<tool>`, a naming not yet seen in a real run; its newer
+//! integrated-browser tools are not read yet.
 
 use super::{Answer, Reply, claude_name, mcp_name, urls_input};
 use crate::{
@@ -38,7 +41,7 @@ pub(super) fn read_vscode(bytes: &[u8]) -> Result<HookEvent> {
     let mut event = HookEvent::parse(bytes)?;
     let input = &event.tool_input;
     let renamed = match event.tool_name.as_str() {
-        "fetch_webpage" => {
+        "fetch_webpage" | "copilot_fetchWebPage" => {
             let urls = profile::strings_at(input, "urls");
             let unreadable = urls.as_ref().is_none_or(Vec::is_empty);
             let input = urls_input(urls.unwrap_or_default(), unreadable, "fetch_webpage");
