@@ -426,7 +426,7 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
         .unwrap_or_default();
     // The finish first: it is what the next call's wait counts from.
     let mut finished = Vec::new();
-    if event.tool_use_id.is_some() || event.agent().is_some() || !revealed.is_empty() {
+    if event.tool_use_id.is_some() || !revealed.is_empty() {
         finished = record_finish(event, store, tool, &revealed)
             .map_err(|e| not_recorded(&what, &e, config))?;
     }
@@ -559,9 +559,7 @@ fn reason_phrase(code: u16) -> &'static str {
 /// call is finished like any other. Tools nobody declared were never
 /// admitted, so their Posts read nothing but the config.
 fn post_declared(ctx: &dyn Context, event: &HookEvent) -> Result<(), PostFailure> {
-    if !event.tool_name.starts_with("mcp__")
-        || (event.tool_use_id.is_none() && event.agent().is_none())
-    {
+    if !event.tool_name.starts_with("mcp__") || event.tool_use_id.is_none() {
         return Ok(());
     }
     // A broken config blocked the Pre, so no call of it is in flight.
@@ -598,18 +596,8 @@ fn record_finish(
     tool: &str,
     revealed: &[String],
 ) -> Result<Vec<String>> {
-    let agent = event.agent();
-    let key = match (&event.tool_use_id, &agent) {
-        // No id to meet its Pre by (Gemini, Copilot and Cline send none):
-        // the call this Post ends is its agent's open one, for one agent
-        // runs its paced calls one at a time.
-        (None, Some(agent)) => match store.open_call_of(agent)? {
-            Some(open) => open.call,
-            None => call_key(event, store.clock()),
-        },
-        _ => call_key(event, store.clock()),
-    };
-    let f = Gate::new(store).finish(&key, agent.as_deref(), revealed)?;
+    let key = call_key(event, store.clock());
+    let f = Gate::new(store).finish(&key, event.agent().as_deref(), revealed)?;
     if !f.sites.is_empty() {
         let mut r = record(event, Kind::Finish, f.at());
         r.tool = tool.to_owned();

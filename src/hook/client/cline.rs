@@ -3,7 +3,8 @@
 //! hookName, timestamp, taskId, workspaceRoots, userId, model, preToolUse:
 //! {toolName, parameters}}` (a Post: `postToolUse: {toolName, parameters,
 //! result, success, executionTimeMs}`). Every parameter is a string: what
-//! is not one arrives JSON-encoded. No call id; the task is the session.
+//! is not one arrives JSON-encoded. No call id (one is made of the tool and
+//! its parameters); the task is the session.
 //!
 //! It obeys the JSON on stdout whatever the exit code, and lets the call run
 //! on a non-zero exit without it. `{"cancel": true, "errorMessage": …}`
@@ -22,7 +23,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Answer, Parts, Reply, arguments, object, text, urls_input};
+use super::{Answer, Parts, Reply, arguments, call_id, object, text, urls_input};
 use crate::{
     error::{Error, Result},
     exit::Exit,
@@ -74,6 +75,9 @@ pub(super) fn read(bytes: &[u8]) -> Result<HookEvent> {
             });
         }
     };
+    // One tool per message: the task's calls run one after another, so the
+    // task is the agent of the same-agent rule.
+    parts.id = Some(call_id(&tool, Some(&Value::Object(params.clone()))));
     let (tool, input) = tool_of(&tool, params)?;
     parts.tool = Some(tool);
     parts.input = Some(Value::Object(input));

@@ -6,7 +6,7 @@
 //! `error`. Named in PascalCase (`PreToolUse`), the events come in VS Code's
 //! snake_case (`hook_event_name`, `session_id`, `tool_name`, `tool_input`,
 //! `tool_result: {result_type, text_result_for_llm}`). Both are read. No
-//! event carries a call id.
+//! event carries a call id: one is made of the tool and its arguments.
 //!
 //! A deny is `{"permissionDecision": "deny", "permissionDecisionReason":
 //! …}` on stdout (the reason reaches the agent). A non-zero exit or a
@@ -21,7 +21,7 @@
 
 use serde_json::Value;
 
-use super::{Answer, Parts, Reply, arguments, mcp_name, object, text};
+use super::{Answer, Parts, Reply, arguments, call_id, mcp_name, object, text};
 use crate::{
     error::{Error, Result},
     exit::Exit,
@@ -99,8 +99,15 @@ pub(super) fn read(bytes: &[u8]) -> Result<HookEvent> {
         return parts.event();
     }
     let tool = text(&m, tool_key).ok_or(Error::MissingField { field: "tool_name" })?;
+    let input = arguments(m.get(args_key))?;
+    // Whether Copilot CLI runs a turn's calls one after another is not
+    // known: each call is an agent of its own, so that one call's start
+    // never ends another that may still run.
+    let id = call_id(&tool, Some(&input));
+    parts.agent = Some(format!("call-{id}"));
+    parts.id = Some(id);
     parts.tool = Some(tool_of(&tool));
-    parts.input = Some(arguments(m.get(args_key))?);
+    parts.input = Some(input);
     if kind == "PostToolUseFailure" {
         parts.error = error.or(result_text);
     } else if let Some(t) = result_text {

@@ -1,6 +1,7 @@
 //! Google Gemini CLI: `BeforeTool` and `AfterTool` events with
 //! `session_id`, `timestamp`, `tool_name`, `tool_input`, and `mcp_context:
-//! {server_name, tool_name, …}` for an MCP tool; no call id. `AfterTool`
+//! {server_name, tool_name, …}` for an MCP tool; no call id (one is made
+//! of the tool and its input, which its Pre and Post share). `AfterTool`
 //! carries `tool_response: {llmContent, returnDisplay, error?}`.
 //!
 //! MCP tools are named `mcp_<server>_<tool>` (releases before that,
@@ -18,7 +19,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Answer, Parts, Reply, mcp_name, object, text, urls_in, urls_input};
+use super::{Answer, Parts, Reply, call_id, mcp_name, object, text, urls_in, urls_input};
 use crate::{
     error::{Error, Result},
     exit::Exit,
@@ -76,6 +77,12 @@ pub(super) fn read(bytes: &[u8]) -> Result<HookEvent> {
             });
         }
     };
+    // Gemini CLI runs a turn's tool calls in parallel (its scheduler
+    // batches every call not marked `wait_for_previous`), so each call is
+    // an agent of its own: one call's start says nothing of another's end.
+    let id = call_id(&tool, Some(&Value::Object(input.clone())));
+    parts.agent = Some(format!("call-{id}"));
+    parts.id = Some(id);
     let (tool, input) = tool_of(&tool, input, m.get("mcp_context"));
     parts.tool = Some(tool);
     parts.input = Some(Value::Object(input));

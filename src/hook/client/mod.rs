@@ -314,6 +314,19 @@ impl Parts {
     }
 }
 
+/// The call id of an event whose client sends none (Gemini CLI, Copilot
+/// CLI, Cline): its tool and input as the client gave them, which its Pre
+/// and its Post share, so the Post finishes the very call its Pre admitted.
+/// Two calls of one session alike in both are read as one (as a Pre sent
+/// twice is): the second is not held back behind the first.
+fn call_id(tool: &str, input: Option<&Value>) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    tool.hash(&mut h);
+    input.map(Value::to_string).unwrap_or_default().hash(&mut h);
+    format!("h{:016x}", h.finish())
+}
+
 /// The JSON object of a client's event.
 fn object(bytes: &[u8]) -> Result<Map<String, Value>> {
     if bytes.iter().all(u8::is_ascii_whitespace) {

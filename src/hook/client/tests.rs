@@ -535,3 +535,40 @@ fn mcp_names_split_where_a_profile_knows_the_tool() {
     );
     assert_eq!(super::mcp_name("solo", '-'), "mcp__solo__solo");
 }
+
+#[test]
+fn gemini_s_parallel_calls_in_one_session_do_not_end_each_other() {
+    // Gemini CLI runs a turn's calls at once: a second navigation to the
+    // site must wait for the first one's end, not end it.
+    let ctx = Memory::new(config(10_000), T0);
+    let f = fixtures(Client::Gemini);
+    passed(
+        Client::Gemini,
+        &answer(&ctx, Client::Gemini, &f["pre_navigate"]),
+    );
+    let other = f["pre_navigate"]
+        .to_string()
+        .replace("https://example.com/a", "https://www.example.com/b");
+    let other: Value = serde_json::from_str(&other).unwrap();
+    let reason = refused(Client::Gemini, &answer(&ctx, Client::Gemini, &other));
+    assert!(
+        reason.contains("under the agent's hook timeout"),
+        "{reason}"
+    );
+    let state = ctx.store.peek("example.com").expect("a state");
+    assert_eq!(
+        state.in_flight.len(),
+        1,
+        "the first call still holds the site"
+    );
+    assert!(of_kind(&ctx.store.records(), Kind::Finish).is_empty());
+    // Its own Post, and no other, ends it.
+    ctx.clock.advance(1_000);
+    passed(
+        Client::Gemini,
+        &answer(&ctx, Client::Gemini, &f["post_navigate"]),
+    );
+    let finish = of_kind(&ctx.store.records(), Kind::Finish);
+    assert_eq!(finish.len(), 1);
+    assert!(ctx.store.peek("example.com").unwrap().in_flight.is_empty());
+}
