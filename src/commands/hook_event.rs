@@ -140,7 +140,7 @@ pub(super) fn run(
             );
         }
     };
-    event.max_wait_ms = Some(client.max_wait_ms(timeout_s.map(|s| s.saturating_mul(1000))));
+    event.max_wait_ms = client.max_wait_ms(timeout_s.map(|s| s.saturating_mul(1000)));
     let kind = Some(&event.kind);
     match hook::handle(&System::default(), &event, arrived) {
         Ok(Outcome::Pass) => emit(&client.answer(kind, Reply::Pass)),

@@ -34,7 +34,8 @@
 //! A client kills a hook at its timeout and then runs the call, unpaced. So
 //! an event carries [`HookEvent::max_wait_ms`]: the client's timeout (the
 //! installed one when the command gives it, else the client's default) less
-//! [`SLACK_MS`]. The hook waits at most the smaller of that and the config's
+//! [`SLACK_MS`]. A bare `pace-hook` (Claude Code's settings, whose timeout
+//! install sets above `max_wait`) keeps the config's `max_wait` alone. The hook waits at most the smaller of that and the config's
 //! `max_wait`, and past it denies the call saying when the site is free.
 //!
 //! ## What was checked where
@@ -202,11 +203,19 @@ impl Client {
     }
 
     /// The longest an event may wait for its turn under a hook timeout of
-    /// `timeout_ms` (the client's default when `None`).
-    pub(crate) fn max_wait_ms(self, timeout_ms: Option<u64>) -> u64 {
-        timeout_ms
-            .unwrap_or_else(|| self.default_timeout_ms())
-            .saturating_sub(SLACK_MS)
+    /// `timeout_ms` (the client's default when `None`). `None` for Claude
+    /// Code without one: `install` writes its timeout at least [`SLACK_MS`]
+    /// above `max_wait` and `doctor` checks it, so there the config rules,
+    /// as it always has.
+    pub(crate) fn max_wait_ms(self, timeout_ms: Option<u64>) -> Option<u64> {
+        if self == Client::ClaudeCode && timeout_ms.is_none() {
+            return None;
+        }
+        Some(
+            timeout_ms
+                .unwrap_or_else(|| self.default_timeout_ms())
+                .saturating_sub(SLACK_MS),
+        )
     }
 
     /// The client whose fields `bytes` have, for a command without

@@ -48,7 +48,7 @@ fn answer(ctx: &Memory, client: Client, event: &Value) -> Answer {
     let mut e = client
         .read(event.to_string().as_bytes())
         .unwrap_or_else(|err| panic!("{client:?} reads {event}: {err}"));
-    e.max_wait_ms = Some(client.max_wait_ms(None));
+    e.max_wait_ms = client.max_wait_ms(None);
     let kind = Some(&e.kind);
     match handle(ctx, &e, ctx.clock.mono()).unwrap_or_else(|f| panic!("{f:?}")) {
         Outcome::Pass => client.answer(kind, Reply::Pass),
@@ -307,15 +307,21 @@ fn a_30_s_client_under_contention_is_refused_before_its_timeout_saying_when() {
         took.as_millis() < 30_000,
         "answered after {took:?}, past Copilot's 30 s"
     );
-    assert_eq!(took.as_millis() as u64, Client::Copilot.max_wait_ms(None));
+    assert_eq!(
+        Some(took.as_millis() as u64),
+        Client::Copilot.max_wait_ms(None)
+    );
     assert!(
         reason.contains("(the most it may wait is 15 s, under the agent's hook timeout), and 1 other call is still ahead of it; example.com should be free in "),
         "{reason}"
     );
     // An installed timeout of 60 s gives it longer, never more than the
     // config's max_wait.
-    assert_eq!(Client::Copilot.max_wait_ms(Some(60_000)), 45_000);
-    assert_eq!(Client::ClaudeCode.max_wait_ms(None), 585_000);
+    assert_eq!(Client::Copilot.max_wait_ms(Some(60_000)), Some(45_000));
+    assert_eq!(Client::Codex.max_wait_ms(None), Some(585_000));
+    // Claude Code's timeout is the one install wrote above max_wait.
+    assert_eq!(Client::ClaudeCode.max_wait_ms(None), None);
+    assert_eq!(Client::ClaudeCode.max_wait_ms(Some(30_000)), Some(15_000));
 }
 
 #[test]
