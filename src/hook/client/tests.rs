@@ -578,3 +578,34 @@ fn gemini_s_parallel_calls_in_one_session_do_not_end_each_other() {
     assert_eq!(finish.len(), 1);
     assert!(ctx.store.peek("example.com").unwrap().in_flight.is_empty());
 }
+
+#[test]
+fn every_cut_of_every_client_s_event_is_refused_and_none_panics() {
+    for client in [
+        Client::Codex,
+        Client::Gemini,
+        Client::Copilot,
+        Client::VsCode,
+        Client::Cline,
+    ] {
+        let f = fixtures(client);
+        for (name, event) in f.as_object().unwrap() {
+            if name.starts_with('_') {
+                continue;
+            }
+            let bytes = event.to_string().into_bytes();
+            client
+                .read(&bytes)
+                .unwrap_or_else(|e| panic!("{client:?} {name}: {e}"));
+            for cut in 0..bytes.len() {
+                let part = &bytes[..cut];
+                assert!(
+                    client.read(part).is_err(),
+                    "{client:?} {name} cut at {cut} was read"
+                );
+                let _ = client.looks_like_post(part);
+                let _ = Client::detect(part);
+            }
+        }
+    }
+}
