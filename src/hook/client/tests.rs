@@ -18,6 +18,15 @@ use crate::{
 
 const T0: u64 = 1_800_000_000_000;
 
+/// Every client but Claude Code, whose events `hook::tests` covers.
+const OTHERS: [Client; 5] = [
+    Client::Codex,
+    Client::Gemini,
+    Client::Copilot,
+    Client::VsCode,
+    Client::Cline,
+];
+
 fn fixtures(client: Client) -> Value {
     let text = match client {
         Client::Gemini => include_str!("../../../tests/fixtures/clients/gemini.json"),
@@ -265,13 +274,7 @@ fn copilot_s_vscode_shaped_events_read_the_same() {
 #[test]
 fn the_fields_tell_the_client_when_no_flag_does() {
     let first = |c: Client| fixtures(c)["pre_navigate"].to_string();
-    for client in [
-        Client::Codex,
-        Client::Gemini,
-        Client::Copilot,
-        Client::VsCode,
-        Client::Cline,
-    ] {
+    for client in OTHERS {
         assert_eq!(Client::detect(first(client).as_bytes()), client);
     }
     let claude = include_str!("../../../tests/fixtures/PreToolUse.navigate.json");
@@ -581,13 +584,7 @@ fn gemini_s_parallel_calls_in_one_session_do_not_end_each_other() {
 
 #[test]
 fn every_cut_of_every_client_s_event_is_refused_and_none_panics() {
-    for client in [
-        Client::Codex,
-        Client::Gemini,
-        Client::Copilot,
-        Client::VsCode,
-        Client::Cline,
-    ] {
+    for client in OTHERS {
         let f = fixtures(client);
         for (name, event) in f.as_object().unwrap() {
             if name.starts_with('_') {
