@@ -226,3 +226,56 @@ fn without_a_flag_the_fields_tell_the_client() {
     let o = run_as(&gate, &[], serde_json::to_vec(&f["pre_evaluate"]).unwrap());
     assert_refused("gemini", &o);
 }
+
+#[test]
+fn claude_code_codex_gemini_copilot_and_cline_share_one_gate_and_keep_the_gap() {
+    // Five agents at once on one site, each its own process per event,
+    // each Post sent once its Pre is admitted: every admission comes an
+    // interval after the previous finish, whoever made either.
+    let gate = Gate::new("interval = \"400ms\"\nin_flight_hold = \"60s\"\n");
+    let claude_pre = with_id(fixture("PreToolUse.browser_navigate"), "claude-1");
+    let claude_post = with_id(fixture("PostToolUse.browser_navigate"), "claude-1");
+    let mut agents: Vec<(&str, Value, Value)> = vec![("claude", claude_pre, claude_post)];
+    for client in ["codex", "gemini", "copilot", "cline"] {
+        let f = fixtures(client);
+        agents.push((
+            client,
+            f["pre_navigate"].clone(),
+            f["post_navigate"].clone(),
+        ));
+    }
+    thread::scope(|scope| {
+        for (client, pre, post) in &agents {
+            let gate = &gate;
+            scope.spawn(move || {
+                let o = hook(gate, client, pre);
+                assert_eq!(code(&o), 0, "{client}: {}", stderr(&o));
+                thread::sleep(Duration::from_millis(50));
+                let o = hook(gate, client, post);
+                assert_eq!(code(&o), 0, "{client}: {}", stderr(&o));
+            });
+        }
+    });
+    let admits = gate.events("admit");
+    let finishes = gate.events("finish");
+    assert_eq!(admits.len(), 5, "{:#?}", gate.log());
+    assert_eq!(
+        finishes.len(),
+        5,
+        "every Post ended its own call: {:#?}",
+        gate.log()
+    );
+    let mut starts: Vec<u64> = admits.iter().map(ts).collect();
+    starts.sort();
+    for a in &starts[1..] {
+        let prev = finishes.iter().map(ts).filter(|&f| f <= *a).max().unwrap();
+        assert!(
+            *a >= prev + 400,
+            "admitted {} ms after a finish: {:#?}",
+            a - prev,
+            gate.log()
+        );
+    }
+    let gaps = gate.command().arg("gaps").output().unwrap();
+    assert_eq!(code(&gaps), 0, "{}", String::from_utf8_lossy(&gaps.stdout));
+}
