@@ -290,7 +290,7 @@ impl HookEvent {
 /// `bytes` with every `\uXXXX` escape of a UTF-16 surrogate that is not
 /// part of a pair, inside a JSON string, replaced by `\ufffd`. Only escapes
 /// change; the length stays the same.
-fn replace_lone_surrogates(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn replace_lone_surrogates(bytes: &[u8]) -> Vec<u8> {
     fn unit(b: &[u8], at: usize) -> Option<u16> {
         if b.get(at) != Some(&b'\\') || b.get(at + 1) != Some(&b'u') {
             return None;

@@ -341,7 +341,20 @@ fn object(bytes: &[u8]) -> Result<Map<String, Value>> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(Error::EmptyInput);
     }
-    match serde_json::from_slice::<Value>(bytes) {
+    let parsed = match serde_json::from_slice::<Value>(bytes) {
+        // A lone UTF-16 surrogate (page text cut mid-emoji, as Node writes
+        // it) is read as U+FFFD, as Claude Code's events are.
+        Err(e) if e.is_syntax() => {
+            let fixed = crate::hook::event::replace_lone_surrogates(bytes);
+            if fixed == bytes {
+                Err(e)
+            } else {
+                serde_json::from_slice::<Value>(&fixed)
+            }
+        }
+        other => other,
+    };
+    match parsed {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(Error::BadEvent {
             message: "the hook event is not a JSON object".to_owned(),

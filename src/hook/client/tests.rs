@@ -606,3 +606,12 @@ fn every_cut_of_every_client_s_event_is_refused_and_none_panics() {
         }
     }
 }
+
+#[test]
+fn a_lone_surrogate_in_a_result_does_not_make_the_event_unreadable() {
+    let post = br#"{"hookName":"PostToolUse","taskId":"t","postToolUse":{"toolName":"web_fetch","parameters":{"url":"https://example.org/"},"result":"cut \ud83d","success":true}}"#;
+    let e = Client::Cline.read(post).expect("read");
+    assert_eq!(e.response_texts, ["cut \u{fffd}"]);
+    let gemini = br#"{"hook_event_name":"AfterTool","session_id":"s","tool_name":"web_fetch","tool_input":{"prompt":"https://example.org/"},"tool_response":{"llmContent":"x \udc00"}}"#;
+    assert!(Client::Gemini.read(gemini).is_ok());
+}
