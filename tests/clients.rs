@@ -279,3 +279,26 @@ fn claude_code_codex_gemini_copilot_and_cline_share_one_gate_and_keep_the_gap() 
     let gaps = gate.command().arg("gaps").output().unwrap();
     assert_eq!(code(&gaps), 0, "{}", String::from_utf8_lossy(&gaps.stdout));
 }
+
+#[test]
+fn an_unreadable_cline_post_does_not_stop_its_task() {
+    // Cline stops the whole task on `cancel`; a Post's call already ran.
+    let gate = Gate::new("");
+    let post = serde_json::to_vec(&fixtures("cline")["post_navigate"]).unwrap();
+    let o = run_as(
+        &gate,
+        &["--client", "cline"],
+        post[..post.len() - 3].to_vec(),
+    );
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(o.stdout.is_empty(), "{}", stdout(&o));
+    assert!(
+        stderr(&o).starts_with("pace-hook could not read this PostToolUse event"),
+        "{}",
+        stderr(&o)
+    );
+    // A Pre cut short is still refused.
+    let pre = serde_json::to_vec(&fixtures("cline")["pre_navigate"]).unwrap();
+    let o = run_as(&gate, &["--client", "cline"], pre[..pre.len() - 3].to_vec());
+    assert_refused("cline", &o);
+}

@@ -127,17 +127,15 @@ pub(super) fn run(
         // the message). The wording follows what the bytes say they are: a
         // Post's call already ran.
         Err(e) => {
-            let message = if client.looks_like_post(&bytes) {
-                hook::unreadable_post_message(&e)
-            } else {
-                hook::failure_message(None, &e)
-            };
-            return refuse(
-                Some(client),
-                None,
-                &message,
-                Exit::for_error(Doing::Pre, &e),
-            );
+            let exit = Exit::for_error(Doing::Pre, &e);
+            if !client.looks_like_post(&bytes) {
+                return refuse(Some(client), None, &hook::failure_message(None, &e), exit);
+            }
+            let message = hook::unreadable_post_message(&e);
+            if client.refusing_a_post_stops_work() {
+                return emit(&client.answer(None, Reply::PostFailed(&message)));
+            }
+            return refuse(Some(client), None, &message, exit);
         }
     };
     event.max_wait_ms = client.max_wait_ms(timeout_s.map(|s| s.saturating_mul(1000)));

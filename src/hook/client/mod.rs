@@ -265,6 +265,14 @@ impl Client {
         }
     }
 
+    /// Whether refusing a Post does more than show a message: Cline stops
+    /// the whole task on `cancel`. An event that cannot be read but says
+    /// in its structure (which its client writes, not the model) that it
+    /// is a Post is then answered as a Post that could not be recorded.
+    pub(crate) fn refusing_a_post_stops_work(self) -> bool {
+        self == Client::Cline
+    }
+
     /// `reply` to an event of `kind` (`None`: an event that could not be
     /// read), in exactly this client's form.
     pub(crate) fn answer(self, kind: Option<&EventKind>, reply: Reply<'_>) -> Answer {
