@@ -39,7 +39,7 @@
 //! `max_wait`, and past it denies the call saying when the site is free.
 //!
 //! ## What was checked where
-//! - Claude Code: `/work`'s protocol notes (real runs of 2.1.332).
+//! - Claude Code: real runs of 2.1.332 (the captured payloads in `tests/fixtures/`).
 //! - Codex CLI: real runs of 0.169.0 (the captured `codex-0.169.0-*`
 //!   payloads); its output schema and parser (`codex-rs/hooks`: additional
 //!   properties refused; `allow` without `updatedInput`, `ask`, a deny
