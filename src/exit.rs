@@ -9,6 +9,12 @@
 //! 1, which Claude Code shows to the user without blocking anything, and the
 //! site simply stays held until the call's hold runs out.
 //!
+//! Other agents read exit codes their own way (`hook::client`): Codex, Gemini
+//! CLI and VS Code block on 2 as Claude Code does, but Copilot CLI and Cline
+//! let the call run on any failing exit and refuse it only through JSON on
+//! stdout. For them a refusal, failures included, is that JSON with
+//! [`Exit::Success`]; the code above is what everyone else gets.
+//!
 //! `install` and `uninstall` are not hook events: a person runs them, and
 //! their codes follow the usual convention. 0: done (or nothing to do); 1: a
 //! settings file it will not edit as it is (not JSON, the wrong shape, a

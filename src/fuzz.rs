@@ -83,14 +83,29 @@ pub fn run(name: &str, data: &[u8]) -> bool {
 /// I/O. Also [`event::looks_like_post`], which reads bytes that do not parse.
 pub fn event(data: &[u8]) {
     let _ = event::looks_like_post(data);
+    let _ = hook::client::Client::detect(data);
+    // Every agent's reader, on the same bytes: each must read them into an
+    // event that holds, or refuse them.
+    for client in hook::client::ALL {
+        let _ = client.looks_like_post(data);
+        if let Ok(e) = client.read(data) {
+            check_event(&e);
+        }
+    }
     let Ok(e) = HookEvent::parse(data) else {
         return;
     };
+    check_event(&e);
+}
+
+/// What holds of every event read: a tool event names its tool, and its
+/// verdict and what its result teaches are as strict as its owner requires.
+fn check_event(e: &HookEvent) {
     if !matches!(e.kind, EventKind::Other(_)) {
         assert!(!e.tool_name.is_empty(), "a tool event without a tool name");
     }
     let _ = e.agent();
-    let _ = hook::call_key(&e, &crate::pacing::clock::SystemClock);
+    let _ = hook::call_key(e, &crate::pacing::clock::SystemClock);
     let verdict = profile::classify(&e.tool_name, &e.tool_input, e.session_id.as_deref(), || {
         Ok(&[])
     })

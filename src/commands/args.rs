@@ -9,13 +9,21 @@ use std::ffi::OsString;
 use crate::{
     commands::settings::Scope,
     error::{Error, Result},
+    hook::client::{self, Client},
 };
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
     /// Read one hook event on stdin and answer it.
-    Hook,
+    Hook {
+        /// The agent that runs the hook (`--client`); `None`: told by the
+        /// event's fields.
+        client: Option<Client>,
+        /// The hook's timeout in the agent's settings (`--timeout`, in
+        /// seconds), when install wrote one.
+        timeout_s: Option<u64>,
+    },
     /// Add pace-hook's hooks to a Claude Code settings file.
     Install {
         /// Which settings file.
@@ -71,6 +79,10 @@ pace-hook: space an agent's requests to each site, across every process on the m
 USAGE:
     pace-hook                               read one Claude Code hook event on stdin (PreToolUse,
                                             PostToolUse, PostToolUseFailure) and pace, skip or block it
+    pace-hook --client NAME [--timeout SECONDS]
+                                            the same for the agent NAME (claude, codex, gemini,
+                                            copilot, vscode, cline), answered in its own form and
+                                            waiting no longer than its hook timeout allows
     pace-hook install [--project | --user | --local] [--timeout SECONDS]
                                             add pace-hook's hooks to Claude Code's settings, leaving
                                             the rest of the file byte for byte; backs the file up
@@ -127,8 +139,14 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
         )
     };
     let Some(first) = args.first() else {
-        return Ok(Command::Hook);
+        return Ok(Command::Hook {
+            client: None,
+            timeout_s: None,
+        });
     };
+    if first == "--client" || first == "--timeout" {
+        return hook_flags(args, usage);
+    }
     // `pace-hook install --help` and the like: the help, not a usage error.
     // After `run`'s `--` the arguments are the command's own.
     const SUBCOMMANDS: [&str; 7] = [
@@ -278,6 +296,53 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
     }
 }
 
+/// `--client NAME [--timeout SECONDS]`, the hook's own flags, in either
+/// order.
+fn hook_flags(args: &[OsString], usage: impl Fn(String) -> Error) -> Result<Command> {
+    let (mut client, mut timeout_s) = (None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let flag = a.to_str().unwrap_or("");
+        let value = it
+            .next()
+            .and_then(|v| v.to_str())
+            .ok_or_else(|| usage(format!("`{flag}` needs a value")))?;
+        match flag {
+            "--client" if client.is_none() => {
+                client = Some(Client::from_name(value).ok_or_else(|| {
+                    let names: Vec<&str> = client::ALL.iter().map(|c| c.name()).collect();
+                    usage(format!(
+                        "`--client {value}`: pace-hook knows {}",
+                        names.join(", ")
+                    ))
+                })?);
+            }
+            "--timeout" if timeout_s.is_none() => {
+                timeout_s = Some(value.parse::<u64>().ok().filter(|&t| t > 0).ok_or_else(
+                    || {
+                        usage(format!(
+                            "`--timeout {value}`: give whole seconds, e.g. `--timeout 30`"
+                        ))
+                    },
+                )?);
+            }
+            other => return Err(usage(format!("unexpected argument `{other}` to the hook"))),
+        }
+    }
+    Ok(Command::Hook { client, timeout_s })
+}
+
+/// The client a command line names with `--client`, read without parsing
+/// the rest: what a failure before the arguments are parsed (a panic, a
+/// typo) is answered as.
+pub(crate) fn client_in(args: &[OsString]) -> Option<Client> {
+    args.iter()
+        .position(|a| a == "--client")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.to_str())
+        .and_then(Client::from_name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,7 +375,13 @@ mod tests {
 
     #[test]
     fn no_arguments_is_the_hook() {
-        assert_eq!(parse(&[]).unwrap(), Command::Hook);
+        assert_eq!(
+            parse(&[]).unwrap(),
+            Command::Hook {
+                client: None,
+                timeout_s: None
+            }
+        );
     }
 
     #[test]
@@ -420,5 +491,35 @@ mod tests {
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_hook_takes_its_client_and_timeout_in_either_order() {
+        let hook = |client, timeout_s| Command::Hook { client, timeout_s };
+        assert_eq!(
+            parse(&args(&["--client", "gemini"])).unwrap(),
+            hook(Some(Client::Gemini), None)
+        );
+        assert_eq!(
+            parse(&args(&["--timeout", "30", "--client", "copilot"])).unwrap(),
+            hook(Some(Client::Copilot), Some(30))
+        );
+        for bad in [
+            &["--client"][..],
+            &["--client", "emacs"],
+            &["--client", "cline", "--client", "codex"],
+            &["--client", "cline", "--timeout", "0"],
+            &["--client", "cline", "extra", "x"],
+        ] {
+            assert!(
+                matches!(parse(&args(bad)), Err(Error::Usage { .. })),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            client_in(&args(&["--timeout", "x", "--client", "cline"])),
+            Some(Client::Cline)
+        );
+        assert_eq!(client_in(&args(&["install"])), None);
     }
 }

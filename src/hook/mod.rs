@@ -2,6 +2,7 @@
 //! the gate, and say what happened, to the model on a block and to the gate
 //! log always.
 
+pub(crate) mod client;
 pub(crate) mod context;
 pub(crate) mod event;
 #[cfg(test)]
@@ -270,11 +271,23 @@ fn pace(
     }
     let mut line = record(event, Kind::Admit, 0);
     line.tool = label.clone();
+    // The agent kills a hook at its timeout and runs the call unpaced: the
+    // wait ends in time to answer, whatever the config allows.
+    let (max_wait_ms, limit) = match event.max_wait_ms {
+        Some(cap) if cap < config.max_wait_ms => (
+            cap,
+            format!("{}, under the agent's hook timeout", format_duration(cap)),
+        ),
+        _ => (
+            config.max_wait_ms,
+            format!("max_wait, {}", format_duration(config.max_wait_ms)),
+        ),
+    };
     let ask = Ask {
         call: &call,
         requests: &requests,
         arrived,
-        max_wait_ms: config.max_wait_ms,
+        max_wait_ms,
         hold_ms: config.hold_ms,
         agent: agent.as_deref(),
         line: &line,
@@ -290,10 +303,9 @@ fn pace(
                 n => format!("{n} other calls are still ahead of it"),
             };
             Ok(Outcome::Block(one_line(&format!(
-                "pace-hook blocked `{label}` on {}: it waited {} for its turn (the most it may wait is max_wait, {}), and {ahead}; {} should be free in {} at the earliest. Work on something else meanwhile (another site, or what this page already shows), then retry this call.",
+                "pace-hook blocked `{label}` on {}: it waited {} for its turn (the most it may wait is {limit}), and {ahead}; {} should be free in {} at the earliest. Work on something else meanwhile (another site, or what this page already shows), then retry this call.",
                 g.site,
                 format_duration(g.waited_ms),
-                format_duration(config.max_wait_ms),
                 g.site,
                 format_duration(g.more_ms.max(1)),
             ))))
