@@ -229,18 +229,19 @@ pub fn apply(
 mod tests {
     use super::*;
 
-    const P: Policy = Policy {
-        interval_ms: 10_000,
-        hold_ms: 120_000,
-        budget: None,
-    };
-
+    /// A reading between two milliseconds.
     fn at(ms: EpochMs) -> Now {
         Now {
             floor: ms,
             ceil: ms + 1,
         }
     }
+
+    const P: Policy = Policy {
+        interval_ms: 10_000,
+        hold_ms: 120_000,
+        budget: None,
+    };
 
     fn admit<'a>(call: &'a str, lease: Option<&'a str>) -> Step<'a> {
         Step::Admit {

@@ -710,12 +710,7 @@ impl RedisStore {
     }
 
     fn root(&self) -> Result<&Dir> {
-        self.root
-            .get_or_init(|| Dir::open_root(&self.home, true).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(|message| Error::StateDir {
-                message: message.clone(),
-            })
+        super::state_root(&self.root, &self.home)
     }
 
     /// Test only: every script's clock reads `us` (µs since the epoch)
