@@ -744,4 +744,4 @@ impl Store for RedisStore {
 pub(crate) mod test_server;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
