@@ -4,10 +4,10 @@
 //! map, and the tools the gate log shows passing unpaced.
 //!
 //! Invariant: status never changes the state. It reads through the
-//! [`Store`] trait's looks ([`Store::site_state`] takes the site lock, and
-//! writes nothing), and on the file backend it first checks that the state
-//! directory exists, so that a look at a new machine does not make one. The
-//! config is read fresh, without writing its cached copy.
+//! [`Store`] trait's looks ([`crate::store::Sites::site_state`] takes the
+//! site lock, and writes nothing), and on the file backend it first checks
+//! that the state directory exists, so that a look at a new machine does not
+//! make one. The config is read fresh, without writing its cached copy.
 //!
 //! The JSON form is documented field by field in `docs/STATUS.md`; a change
 //! that renames or removes a field bumps [`VERSION`].

@@ -1,7 +1,7 @@
 //! One step on a site's state, as every store applies it: the one function
 //! ([`apply`]) that the file and memory stores run under their lock and the
 //! Redis store's scripts mirror (checked by `scripts_step_exactly_as_decision_rs`
-//! in `store/redis.rs`). The store only locks, reads, calls it and writes;
+//! in `store/redis/tests.rs`). The store only locks, reads, calls it and writes;
 //! what a step means (which rounding of the clock it reads, which policy a
 //! lost state is rebuilt with before it, whether a lost state fails it,
 //! whether it makes a site that has no state, what it tells the waiter) is
@@ -229,18 +229,19 @@ pub fn apply(
 mod tests {
     use super::*;
 
-    const P: Policy = Policy {
-        interval_ms: 10_000,
-        hold_ms: 120_000,
-        budget: None,
-    };
-
+    /// A reading between two milliseconds.
     fn at(ms: EpochMs) -> Now {
         Now {
             floor: ms,
             ceil: ms + 1,
         }
     }
+
+    const P: Policy = Policy {
+        interval_ms: 10_000,
+        hold_ms: 120_000,
+        budget: None,
+    };
 
     fn admit<'a>(call: &'a str, lease: Option<&'a str>) -> Step<'a> {
         Step::Admit {

@@ -37,7 +37,11 @@
 //! A caller whose place was reclaimed while it was stopped finds out through
 //! [`Place::still_held`] or a failed [`Sites::confirm`] and starts over.
 
-use std::{path::PathBuf, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    sync::OnceLock,
+    time::Duration,
+};
 
 use crate::{
     config::{Backend, Config, OnBackendError},
@@ -45,6 +49,7 @@ use crate::{
     pacing::clock::Clock,
     pacing::decision::Policy,
     pacing::log::{Kind, Record},
+    state_dir::Dir,
 };
 
 pub mod file;
@@ -155,6 +160,19 @@ pub fn fall_back(root: PathBuf, config: &Config, error: &Error) -> Result<Box<dy
     ));
     store.log(&r);
     Ok(Box::new(store))
+}
+
+/// A store's state directory on this machine, `path`, made (private) and
+/// checked on first use: the same answer every time after.
+fn state_root<'a>(
+    cell: &'a OnceLock<std::result::Result<Dir, String>>,
+    path: &Path,
+) -> Result<&'a Dir> {
+    cell.get_or_init(|| Dir::open_root(path, true).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|message| Error::StateDir {
+            message: message.clone(),
+        })
 }
 
 /// A backend URL fit to print, and the password it held: the password (or

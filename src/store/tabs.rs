@@ -42,6 +42,22 @@ impl TabMap {
     /// The most history hosts kept per tab.
     pub const MAX_HISTORY: usize = 16;
 
+    /// The map stored as `bytes`. An unreadable map is an empty one: every
+    /// tab is then unknown and counted against every site, which errs
+    /// towards waiting.
+    pub fn read(bytes: &[u8]) -> Self {
+        serde_json::from_slice(bytes).unwrap_or_default()
+    }
+
+    /// Apply `f` and keep the map within its bounds; whether anything
+    /// changed (and so must be written).
+    pub fn change(&mut self, f: &dyn Fn(&mut TabMap)) -> bool {
+        let before = self.clone();
+        f(self);
+        self.trim();
+        *self != before
+    }
+
     /// Drop the oldest entries beyond [`Self::MAX_TABS`]: one sort, not a
     /// scan per entry, however many a result listed.
     pub fn trim(&mut self) {
@@ -83,8 +99,18 @@ pub trait Tabs: Send + Sync {
     /// The tab map.
     fn tabs(&self) -> Result<TabMap>;
 
-    /// Change the tab map as one step.
-    fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()>;
+    /// Change the tab map as one step. Most events change nothing, so the
+    /// map is looked at first, without a lock or a transaction.
+    fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()> {
+        if !self.tabs()?.change(f) {
+            return Ok(());
+        }
+        self.change_tabs(&|map| map.change(f))
+    }
+
+    /// Read the tab map under the store's lock (or in a transaction), apply
+    /// `change`, and write the map back if it says the map changed.
+    fn change_tabs(&self, change: &dyn Fn(&mut TabMap) -> bool) -> Result<()>;
 
     /// Save which sites a call marked. With `agent` (the session, or a
     /// subagent in it), the record is that agent's one open call: an agent's

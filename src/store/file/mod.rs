@@ -122,12 +122,7 @@ impl FileStore {
     }
 
     fn root(&self) -> Result<&Dir> {
-        self.root
-            .get_or_init(|| Dir::open_root(&self.path, true).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(|message| Error::StateDir {
-                message: message.clone(),
-            })
+        super::state_root(&self.root, &self.path)
     }
 
     fn sites(&self, create: bool) -> Result<Option<Dir>> {

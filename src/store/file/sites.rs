@@ -104,7 +104,7 @@ impl FileStore {
         Error::CorruptState {
             path: dir.join("state.json"),
             moved_to: moved.then(|| dir.join(&aside)),
-            retry_after_ms: policy.hold_ms.saturating_add(policy.interval_ms),
+            retry_after_ms: policy.lost_for_ms(),
         }
     }
 }

@@ -79,25 +79,16 @@ impl Tabs for FileStore {
                 let mut bytes = Vec::new();
                 f.read_to_end(&mut bytes)
                     .map_err(|e| Error::io("read", root.join("tabs.json"), e))?;
-                // An unreadable map is an empty one: every tab is then unknown
-                // and counted against every site, which errs towards waiting.
-                Ok(serde_json::from_slice(&bytes).unwrap_or_default())
+                Ok(TabMap::read(&bytes))
             }
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(TabMap::default()),
-            // A directory or link planted there: unknown tabs, as above; the
-            // next update sets it aside.
+            // A directory or link planted there: unknown tabs, as an
+            // unreadable map is; the next update sets it aside.
             Err(_) => Ok(TabMap::default()),
         }
     }
 
-    fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()> {
-        // Most events change nothing: look first without the lock.
-        let mut map = self.tabs()?;
-        let before = map.clone();
-        f(&mut map);
-        if map == before {
-            return Ok(());
-        }
+    fn change_tabs(&self, change: &dyn Fn(&mut TabMap) -> bool) -> Result<()> {
         let root = self.root()?;
         let _lock = self.lock(root, "tabs.lock", self.clock.mono().after(LOCK_WAIT))?;
         if let Err(e) = root.open("tabs.json", Mode::Read)
@@ -109,10 +100,7 @@ impl Tabs for FileStore {
                 .map_err(|e| root.refuse("tabs.json", e, "replace"))?;
         }
         let mut map = self.tabs()?;
-        let before = map.clone();
-        f(&mut map);
-        map.trim();
-        if map != before {
+        if change(&mut map) {
             let mut bytes = serde_json::to_vec(&map).expect("tab map serializes");
             bytes.push(b'\n');
             root.write_atomic("tabs.json", &bytes)?;

@@ -26,7 +26,7 @@ impl MemoryStore {
                 return Err(Error::CorruptState {
                     path: format!("memory:{site}").into(),
                     moved_to: None,
-                    retry_after_ms: heal.hold_ms.saturating_add(heal.interval_ms),
+                    retry_after_ms: heal.lost_for_ms(),
                 });
             }
         }

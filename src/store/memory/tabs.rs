@@ -11,11 +11,10 @@ impl Tabs for MemoryStore {
         Ok(self.inner().tabs.clone())
     }
 
-    fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()> {
+    fn change_tabs(&self, change: &dyn Fn(&mut TabMap) -> bool) -> Result<()> {
         let mut inner = self.inner();
         self.fail(&mut inner, "update_tabs")?;
-        f(&mut inner.tabs);
-        inner.tabs.trim();
+        change(&mut inner.tabs);
         Ok(())
     }
 

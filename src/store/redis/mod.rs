@@ -13,19 +13,22 @@
 //! sooner.
 //!
 //! # What is atomic how
-//! - `try_admit` (drop lapsed leases, the lost-state rule, budgets,
-//!   [`SiteState::try_admit`]), `finish`, `cancel`, `confirm` and `extend`
-//!   are each one script (`redis/<step>.lua` after the preludes
-//!   `redis/base.lua` and `redis/state.lua`, which is `decision.rs` line for
-//!   line): the server runs a script with nothing else in between, so no
-//!   read-then-write ever crosses the network. Scripts are sent by hash
+//! - The steps of [`crate::pacing::step`] (an admission: drop lapsed leases,
+//!   the lost-state rule, budgets, [`SiteState::try_admit`]; a finish, a
+//!   cancel, a confirm, an extend) are each one script (`redis/<step>.lua`
+//!   after the preludes `redis/base.lua` and `redis/state.lua`, which is
+//!   `decision.rs` line for line, applied as `step::apply` applies it, and
+//!   told by the Rust which policy heals a lost state): the server runs a
+//!   script with nothing else in between, so no read-then-write ever
+//!   crosses the network. Scripts are sent by hash
 //!   (`EVALSHA`) and loaded again when the server answers `NOSCRIPT` (after
 //!   a restart).
 //! - Joining, leaving and reclaiming queue places are scripts too. Leaving
 //!   is sent without waiting for the answer (see below).
-//! - `update_backoff` is an optimistic transaction (`WATCH` the state, run
-//!   the closure here, `MULTI`/`EXEC`, again if the state changed meanwhile):
-//!   it is rare, and its closure cannot run on the server.
+//! - A backoff step is an optimistic transaction (`WATCH` the state, run
+//!   `step::apply` with its closure here, `MULTI`/`EXEC`, again if the
+//!   state changed meanwhile): it is rare, and its closure cannot run on the
+//!   server.
 //! - The tab map is looked at first with a plain `GET` (most events change
 //!   nothing), and changed in the same kind of transaction. A call record
 //!   is one `MULTI` (with an agent) or one `SET`; taking it is one script.
@@ -749,12 +752,7 @@ impl RedisStore {
     }
 
     fn root(&self) -> Result<&Dir> {
-        self.root
-            .get_or_init(|| Dir::open_root(&self.home, true).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(|message| Error::StateDir {
-                message: message.clone(),
-            })
+        super::state_root(&self.root, &self.home)
     }
 
     /// Test only: every script's clock reads `us` (µs since the epoch)
@@ -789,4 +787,4 @@ impl Store for RedisStore {
 pub(crate) mod test_server;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -46,7 +46,7 @@ impl RedisStore {
         Error::CorruptState {
             path: place(&self.inner.key("site", site)),
             moved_to: (!aside.is_empty()).then(|| place(aside)),
-            retry_after_ms: heal.hold_ms.saturating_add(heal.interval_ms),
+            retry_after_ms: heal.lost_for_ms(),
         }
     }
 

@@ -25,21 +25,10 @@ impl Tabs for RedisStore {
                     r => r,
                 },
             )?;
-        // An unreadable map is an empty one: every tab is then unknown and
-        // counted against every site, which errs towards waiting.
-        Ok(raw
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default())
+        Ok(raw.map_or_else(TabMap::default, |t| TabMap::read(t.as_bytes())))
     }
 
-    fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()> {
-        // Most events change nothing: look first, outside any transaction.
-        let mut map = self.tabs()?;
-        let before = map.clone();
-        f(&mut map);
-        if map == before {
-            return Ok(());
-        }
+    fn change_tabs(&self, change: &dyn Fn(&mut TabMap) -> bool) -> Result<()> {
         let key = format!("{PREFIX}tabs");
         self.inner.run(|c| {
             redis::transaction(c, &[&key], |c, pipe| {
@@ -50,13 +39,8 @@ impl Tabs for RedisStore {
                     Err(e) if e.code() == Some("WRONGTYPE") => None,
                     Err(e) => return Err(e),
                 };
-                let mut map: TabMap = raw
-                    .and_then(|t| serde_json::from_str(&t).ok())
-                    .unwrap_or_default();
-                let before = map.clone();
-                f(&mut map);
-                map.trim();
-                if map == before {
+                let mut map = raw.map_or_else(TabMap::default, |t| TabMap::read(t.as_bytes()));
+                if !change(&mut map) {
                     return Ok(Some(()));
                 }
                 let text = serde_json::to_string(&map).expect("tab map serializes");

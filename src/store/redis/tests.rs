@@ -20,7 +20,8 @@ fn home(name: &str) -> PathBuf {
     dir
 }
 
-fn store(server: &Server, name: &str) -> RedisStore {
+/// A store on `server` with a state directory of its own, `name`.
+pub(crate) fn store(server: &Server, name: &str) -> RedisStore {
     RedisStore::open(&server.url(), home(name), Options::default()).unwrap()
 }
 
@@ -34,11 +35,13 @@ fn raw(server: &Server, args: &[&str]) -> Value {
     cmd.query(&mut c).unwrap()
 }
 
-fn soon(s: &RedisStore) -> Mono {
+/// A deadline five seconds from now.
+pub(crate) fn soon(s: &RedisStore) -> Mono {
     s.clock().mono().after(Duration::from_secs(5))
 }
 
-const P: Policy = Policy {
+/// A policy for the tests: a second apart, two minutes' hold.
+pub(crate) const P: Policy = Policy {
     interval_ms: 1_000,
     hold_ms: 120_000,
     budget: None,
