@@ -28,6 +28,10 @@ pub(crate) enum Command {
         /// Which settings file.
         scope: Scope,
     },
+    /// Place pace-hook's Claude Code plugin where it lasts, and install it.
+    InstallPlugin,
+    /// Uninstall the plugin `InstallPlugin` installed.
+    UninstallPlugin,
     /// Print the gaps in the gate log.
     Gaps {
         /// Only this site.
@@ -156,10 +160,15 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
             let name = if install { "install" } else { "uninstall" };
             let mut scope = None;
             let mut timeout_s = None;
+            let mut plugin = false;
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 let flag = text(a)?;
                 let chosen = match flag.as_str() {
+                    "--plugin" => {
+                        plugin = true;
+                        continue;
+                    }
                     "--project" => Scope::Project,
                     "--user" => Scope::User,
                     "--local" => Scope::Local,
@@ -183,6 +192,18 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
                         "`{name}` takes one of --project, --user and --local"
                     )));
                 }
+            }
+            if plugin {
+                if scope.is_some() || timeout_s.is_some() {
+                    return Err(usage(format!(
+                        "`{name} --plugin` takes no other flag: the plugin is the user's, and its timeout is fixed"
+                    )));
+                }
+                return Ok(if install {
+                    Command::InstallPlugin
+                } else {
+                    Command::UninstallPlugin
+                });
             }
             let scope = scope.unwrap_or(Scope::Project);
             Ok(if install {

@@ -25,6 +25,7 @@ pub(crate) mod doctor;
 mod gaps;
 mod hook_event;
 pub(crate) mod install;
+pub(crate) mod plugin;
 mod run;
 pub(crate) mod settings;
 pub(crate) mod status;
@@ -87,6 +88,8 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
         Command::Hook => hook_event::run(stdin, arrived),
         Command::Install { scope, timeout_s } => run_setup(install::install(scope, timeout_s)),
         Command::Uninstall { scope } => run_setup(install::uninstall(scope)),
+        Command::InstallPlugin => run_setup(install::install_plugin()),
+        Command::UninstallPlugin => run_setup(plugin::uninstall()),
         Command::Help => {
             print(args::HELP);
             Exit::Success
