@@ -16,6 +16,16 @@
 //! usage error still exits 2, as everywhere in the CLI, so that a hook
 //! command with a typo blocks rather than passes; a `--timeout` too short
 //! for `max_wait` is a bad argument too, and exits 2.
+//!
+//! `pace-hook run --site S -- CMD` is a wrapper, and its codes follow
+//! `env` and `timeout`, so that a script can tell pace-hook's failure from
+//! the command's own exit 2: CMD's own code (or 128+N when signal N ended
+//! it); 125 when pace-hook could not pace it, so CMD did not run (not
+//! admitted within `max_wait`, a broken state directory or config, the
+//! backend down); 126 when CMD was found but could not be run (not
+//! executable, not a program); 127 when CMD was not found. As with `env`, a
+//! CMD that itself exits 125–127 cannot be told from these. A usage error of
+//! `run` is 2, as everywhere.
 
 use std::process::ExitCode;
 
@@ -35,6 +45,13 @@ pub enum Exit {
     Block,
     /// `pace-hook run`: the wrapped command's own exit code.
     Passthrough(u8),
+    /// `pace-hook run`: pace-hook could not pace the command, which did not
+    /// run (`env`'s and `timeout`'s 125).
+    RunFailed,
+    /// `pace-hook run`: the command was found but could not be run (126).
+    CannotRun,
+    /// `pace-hook run`: the command was not found (127).
+    NotFound,
 }
 
 impl Exit {
@@ -45,6 +62,9 @@ impl Exit {
             Exit::Failure => 1,
             Exit::Block => 2,
             Exit::Passthrough(code) => code,
+            Exit::RunFailed => 125,
+            Exit::CannotRun => 126,
+            Exit::NotFound => 127,
         }
     }
 }
@@ -65,5 +85,16 @@ mod tests {
         assert_eq!(Exit::Success.code(), 0);
         assert_eq!(Exit::Failure.code(), 1);
         assert_eq!(Exit::Passthrough(7).code(), 7);
+    }
+
+    #[test]
+    fn run_fails_as_env_and_timeout_do() {
+        assert_eq!(Exit::RunFailed.code(), 125);
+        assert_eq!(Exit::CannotRun.code(), 126);
+        assert_eq!(Exit::NotFound.code(), 127);
+        // None of them blocks: `run` is not a hook.
+        for e in [Exit::RunFailed, Exit::CannotRun, Exit::NotFound] {
+            assert_ne!(e.code(), Exit::Block.code());
+        }
     }
 }

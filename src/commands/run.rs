@@ -7,9 +7,11 @@ use super::say;
 use crate::{error::Error, exit::Exit, pacer::Pacer};
 
 pub(super) fn run(site: &str, command: &[OsString]) -> Exit {
+    // pace-hook's own failure, the command not run: 125, as `env` (see
+    // exit.rs), never 2, which the command may exit with itself.
     let fail = |e: Error| {
         say(&format!("pace-hook: {e}"));
-        Exit::Block
+        Exit::RunFailed
     };
     let pacer = match Pacer::from_env() {
         Ok(p) => p,
@@ -24,7 +26,13 @@ pub(super) fn run(site: &str, command: &[OsString]) -> Exit {
         Ok(c) => c,
         Err(source) => {
             let _ = permit.finish();
-            return fail(Error::Spawn { program, source });
+            let exit = if source.kind() == std::io::ErrorKind::NotFound {
+                Exit::NotFound
+            } else {
+                Exit::CannotRun
+            };
+            say(&format!("pace-hook: {}", Error::Spawn { program, source }));
+            return exit;
         }
     };
     // The command may outlast the in-flight hold: keep the site held while it
