@@ -29,6 +29,29 @@
 
 use std::process::ExitCode;
 
+use crate::error::Error;
+
+/// What pace-hook was doing when an error ended it. A failure's exit code is
+/// a function of this and the error alone ([`Exit::for_error`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doing {
+    /// A hook event that is, or may be, a PreToolUse (one that cannot be
+    /// read may be): the call must not go unpaced.
+    Pre,
+    /// A PostToolUse or PostToolUseFailure event: the call already ran.
+    Post,
+    /// Reading the command line: a hook command with a typo must block.
+    Arguments,
+    /// `install` or `uninstall`.
+    Setup,
+    /// `pace-hook run`, getting its turn: the command does not run
+    /// unpaced, and the code (125) is not one the command exits with itself.
+    Run,
+    /// A person looking at the gate or changing it by hand: `gaps`,
+    /// `status`, `doctor`, `backoff`.
+    Operator,
+}
+
 /// What a pace-hook run ended in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -69,6 +92,23 @@ impl Exit {
     }
 }
 
+impl Exit {
+    /// The exit of a run that `error` ended while `doing` it: 2 wherever a
+    /// call could otherwise go unpaced, and for usage errors; 125 for
+    /// `run`'s own failure; 1 elsewhere.
+    pub fn for_error(doing: Doing, error: &Error) -> Exit {
+        match doing {
+            Doing::Pre | Doing::Arguments => Exit::Block,
+            Doing::Run => Exit::RunFailed,
+            Doing::Post | Doing::Operator => Exit::Failure,
+            Doing::Setup => match error {
+                Error::TimeoutTooShort { .. } | Error::Usage { .. } => Exit::Block,
+                _ => Exit::Failure,
+            },
+        }
+    }
+}
+
 impl From<Exit> for ExitCode {
     fn from(exit: Exit) -> Self {
         ExitCode::from(exit.code())
@@ -96,5 +136,31 @@ mod tests {
         for e in [Exit::RunFailed, Exit::CannotRun, Exit::NotFound] {
             assert_ne!(e.code(), Exit::Block.code());
         }
+    }
+
+    #[test]
+    fn every_failure_that_could_let_a_call_through_blocks() {
+        let io = Error::Panic {
+            message: "x".to_owned(),
+        };
+        let usage = Error::Usage {
+            message: "x".to_owned(),
+        };
+        for doing in [Doing::Pre, Doing::Arguments] {
+            assert_eq!(Exit::for_error(doing, &io), Exit::Block, "{doing:?}");
+            assert_eq!(Exit::for_error(doing, &usage), Exit::Block, "{doing:?}");
+        }
+        // `run` is not a hook: its own failure is 125, as `env`'s, so that
+        // it is not taken for the command's own 2; the command did not run.
+        assert_eq!(Exit::for_error(Doing::Run, &io), Exit::RunFailed);
+        for doing in [Doing::Post, Doing::Operator] {
+            assert_eq!(Exit::for_error(doing, &io), Exit::Failure, "{doing:?}");
+        }
+        assert_eq!(Exit::for_error(Doing::Setup, &io), Exit::Failure);
+        assert_eq!(
+            Exit::for_error(Doing::Setup, &usage),
+            Exit::Block,
+            "a usage error exits 2 everywhere"
+        );
     }
 }

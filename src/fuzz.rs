@@ -88,7 +88,7 @@ pub fn event(data: &[u8]) {
         assert!(!e.tool_name.is_empty(), "a tool event without a tool name");
     }
     let _ = e.agent();
-    let _ = hook::call_key(&e);
+    let _ = hook::call_key(&e, &crate::pacing::clock::SystemClock);
     let verdict = profile::classify(&e.tool_name, &e.tool_input, e.session_id.as_deref(), || {
         Ok(&[])
     })
@@ -120,12 +120,23 @@ fn check_verdict(tool_name: &str, verdict: &Verdict) {
             !matches!(verdict, Verdict::NotOurs | Verdict::Unknown),
             "an owned tool {tool_name:?} passed as not ours: {verdict:?}"
         ),
-        None if tool_name.starts_with("mcp__") => assert_eq!(verdict, &Verdict::Unknown),
+        None if tool_name.starts_with("mcp__") => assert!(
+            matches!(
+                verdict,
+                Verdict::Unknown | Verdict::Handed { .. } | Verdict::Block { .. }
+            ),
+            "a tool nobody knows is unknown, paced on the URLs it was handed, or blocked: {verdict:?}"
+        ),
         None => assert_eq!(verdict, &Verdict::NotOurs),
     }
-    if let Verdict::Pace { target, .. } = verdict {
+    if let Verdict::Pace { target, .. } | Verdict::Handed { target, .. } = verdict {
         match target {
             Target::Url { url, .. } => check_hosts_of_url(url),
+            Target::Urls(urls) => {
+                for u in urls {
+                    check_hosts_of_url(u);
+                }
+            }
             Target::Script { urls, .. } => {
                 for u in urls {
                     let _ = resolve::hosts_of_absolute(u);
@@ -328,7 +339,7 @@ pub fn config(data: &[u8]) {
             );
             assert_eq!(c.site(s.name).map(|f| f.name), Some(s.name));
             for d in s.domains() {
-                assert_eq!(site::normalize_host(d).as_deref(), Some(d));
+                assert_eq!(crate::key::normalize_host(d).as_deref(), Some(d));
                 let owner = c.owner_of(d).expect("a configured domain has an owner");
                 assert!(owner.domains().any(|o| o == d));
                 let key = site::key_for_host(d);
@@ -624,20 +635,20 @@ pub fn url(data: &[u8]) {
     let _ = site::script_of_url(s);
     let urls = reach::absolute_urls_in(s);
     assert!(urls.windows(2).all(|w| w[0] < w[1]), "unsorted: {urls:?}");
-    if let Some(h) = reach::normalize_host(s) {
+    if let Some(h) = crate::key::normalize_host(s) {
         // Canonical: read again, the same host. Except a domain whose last
         // label is a number once its trailing dots are dropped (`127..` is
         // `127`, `a.0.0.1..` is `a.0.0.1`): read again it is an IPv4
         // address, or not a host. Both readings key the same requests
         // together (`127` keys as `0.0.0.127`, as `https://127/` does).
-        let again = reach::normalize_host(&h);
+        let again = crate::key::normalize_host(&h);
         assert!(
             again.as_deref() == Some(h.as_str()) || ends_in_a_number(&h),
             "{h:?} reads again as {again:?}"
         );
         check_host(&h);
     }
-    let key = reach::registrable(s);
+    let key = crate::key::registrable(s);
     let _ = crate::key::file_name(&key);
 }
 
@@ -710,7 +721,7 @@ fn check_host(h: &str) {
     assert!(
         key == h
             || h.ends_with(&format!(".{key}"))
-            || site::normalize_host(h).as_deref() == Some(key.as_str()),
+            || crate::key::normalize_host(h).as_deref() == Some(key.as_str()),
         "{h:?} is keyed under {key:?}, not itself or a parent"
     );
     check_file_name(&key);

@@ -40,6 +40,9 @@ pub mod exit;
 pub(crate) mod key;
 pub(crate) mod state_dir;
 
+/// The fuzz targets' entry points (`fuzz/`), built only for the fuzz crate
+/// (feature `fuzz`) and for the tests that run their seeds.
+#[cfg(any(test, feature = "fuzz"))]
 #[doc(hidden)]
 pub mod fuzz;
 

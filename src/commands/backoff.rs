@@ -2,7 +2,11 @@
 //! lift a hold.
 
 use super::{print, say};
-use crate::{exit::Exit, pacer::Pacer, pacing::gaps};
+use crate::{
+    exit::{Doing, Exit},
+    pacer::Pacer,
+    pacing::gaps,
+};
 
 pub(super) fn run(site: &str, for_ms: Option<u64>, clear: bool) -> Exit {
     let result = Pacer::from_env().and_then(|p| match (clear, for_ms) {
@@ -26,7 +30,7 @@ pub(super) fn run(site: &str, for_ms: Option<u64>, clear: bool) -> Exit {
         }
         Err(e) => {
             say(&format!("pace-hook: {e}"));
-            Exit::Failure
+            Exit::for_error(Doing::Operator, &e)
         }
     }
 }

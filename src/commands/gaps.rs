@@ -2,7 +2,12 @@
 //! `--svg` to draw them.
 
 use super::{print, say};
-use crate::{config, exit::Exit, pacing::gaps, store};
+use crate::{
+    config,
+    exit::{Doing, Exit},
+    pacing::gaps,
+    store,
+};
 
 use super::timeline;
 
@@ -12,7 +17,7 @@ pub(super) fn run(site: Option<&str>, svg: Option<&std::path::Path>) -> Exit {
         Ok(s) => s,
         Err(e) => {
             say(&format!("pace-hook: {e}"));
-            return Exit::Failure;
+            return Exit::for_error(Doing::Operator, &e);
         }
     };
     match store.read_log() {
@@ -43,7 +48,7 @@ pub(super) fn run(site: Option<&str>, svg: Option<&std::path::Path>) -> Exit {
         }
         Err(e) => {
             say(&format!("pace-hook: {e}"));
-            Exit::Failure
+            Exit::for_error(Doing::Operator, &e)
         }
     }
 }

@@ -14,7 +14,7 @@ use std::{
 
 use crate::{
     error::{Error, Result},
-    exit::Exit,
+    exit::{Doing, Exit},
     hook,
     pacing::clock::{Clock, Mono, SystemClock},
 };
@@ -70,10 +70,11 @@ pub fn run(args: &[OsString], stdin: impl Read) -> Exit {
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown".to_owned());
             // Catch a second panic too: nothing may turn this into exit 101.
-            let _ = panic::catch_unwind(|| {
-                say(&hook::failure_message(None, &Error::Panic { message }))
-            });
-            Exit::Block
+            let error = Error::Panic { message };
+            let _ = panic::catch_unwind(AssertUnwindSafe(|| {
+                say(&hook::failure_message(None, &error))
+            }));
+            Exit::for_error(Doing::Pre, &error)
         }
     }
 }
@@ -85,7 +86,7 @@ fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
             // Exit 2 even here: a hook command with a typo must not let calls
             // through unpaced.
             say(&format!("pace-hook: {e}"));
-            return Exit::Block;
+            return Exit::for_error(Doing::Arguments, &e);
         }
     };
     match command {
@@ -129,10 +130,7 @@ fn run_setup(result: Result<String>) -> Exit {
         }
         Err(e) => {
             say(&format!("pace-hook: {e}"));
-            match e {
-                Error::TimeoutTooShort { .. } | Error::Usage { .. } => Exit::Block,
-                _ => Exit::Failure,
-            }
+            Exit::for_error(Doing::Setup, &e)
         }
     }
 }

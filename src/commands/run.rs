@@ -4,14 +4,18 @@
 use std::{ffi::OsString, process::Command as Process};
 
 use super::say;
-use crate::{error::Error, exit::Exit, pacer::Pacer};
+use crate::{
+    error::Error,
+    exit::{Doing, Exit},
+    pacer::Pacer,
+};
 
 pub(super) fn run(site: &str, command: &[OsString]) -> Exit {
     // pace-hook's own failure, the command not run: 125, as `env` (see
     // exit.rs), never 2, which the command may exit with itself.
     let fail = |e: Error| {
         say(&format!("pace-hook: {e}"));
-        Exit::RunFailed
+        Exit::for_error(Doing::Run, &e)
     };
     let pacer = match Pacer::from_env() {
         Ok(p) => p,
@@ -66,3 +70,4 @@ pub(super) fn run(site: &str, command: &[OsString]) -> Exit {
         _ => Exit::Failure,
     }
 }
+

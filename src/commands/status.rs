@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::{
     config::{Backend, Config},
     duration::format_duration,
-    exit::Exit,
+    exit::{Doing, Exit},
     pacing::clock::{Clock, EpochMs, SystemClock},
     pacing::decision::SiteState,
     pacing::log::{Kind, Record},
@@ -200,7 +200,7 @@ pub(crate) fn run(json: bool) -> Exit {
         }
         Err(e) => {
             crate::commands::say(&format!("pace-hook: {e}"));
-            Exit::Failure
+            Exit::for_error(Doing::Operator, &e)
         }
     }
 }
@@ -625,7 +625,7 @@ mod tests {
     use crate::{
         pacing::clock::FakeClock,
         pacing::decision::{Backoff, Budget, Policy},
-        store::MemoryStore,
+        store::{Log, MemoryStore, Sites},
     };
 
     #[test]

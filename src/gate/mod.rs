@@ -24,6 +24,9 @@ use crate::{
 };
 
 pub use crate::pacing::request::SiteRequest;
+pub use turn::Ask;
+
+mod turn;
 
 /// A call that was admitted to all its sites.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -596,7 +599,7 @@ mod tests {
     use crate::{
         pacing::clock::{Clock, FakeClock},
         pacing::decision::Budget,
-        store::{LEASE_TTL, MemoryStore, Store},
+        store::{LEASE_TTL, MemoryStore, Queue, Sites, Store},
     };
 
     const T0: EpochMs = 1_800_000_000_000;

@@ -11,7 +11,7 @@ use crate::{
         decision::Policy,
         log::{Kind, Record},
     },
-    store::{RedisStore, Settings, Store},
+    store::{Log, RedisStore, Settings, Sites, Store},
 };
 
 use crate::store::redis::test_server::Server;

@@ -259,6 +259,7 @@ impl HookEvent {
     /// The text a Post event carries: the response's text blocks (MCP), the
     /// response itself if it is a string, every `text` string in an object
     /// response, and the `error` string of a failure.
+    #[cfg(any(test, feature = "fuzz"))]
     pub(crate) fn result_texts(&self) -> Vec<String> {
         let mut texts = self.response_texts.clone();
         if let Some(e) = &self.error {

@@ -2,20 +2,25 @@
 //! the gate, and say what happened, to the model on a block and to the gate
 //! log always.
 
+pub(crate) mod context;
 pub(crate) mod event;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use context::Context;
 
 use crate::{
     config::{Config, OnBackendError},
     duration::format_duration,
     error::{Error, Result},
-    gate::{Gate, SiteRequest, Spent, Turn},
+    gate::{Ask, Gate, SiteRequest, Spent, Turn},
     hook::event::{EventKind, HookEvent},
-    pacing::clock::Mono,
+    pacing::clock::{Clock, Mono},
     pacing::log::{Kind, Record},
     read::profile::{self, Call, Outcome as ToolOutcome, TabRef, Target, Verdict},
     read::resolve,
     read::site,
-    store::{self, Store, TabEntry, TabMap},
+    store::{Store, TabEntry, TabMap},
 };
 
 /// What the hook answers.
@@ -40,10 +45,14 @@ pub(crate) struct PostFailure(pub String);
 /// Handle one event. `arrived` is when the process started, on the system
 /// clock's monotonic scale, so that `max_wait` counts the whole time the
 /// hook has run.
-pub(crate) fn handle(event: &HookEvent, arrived: Mono) -> Result<Outcome, Failure> {
+pub(crate) fn handle(
+    ctx: &dyn Context,
+    event: &HookEvent,
+    arrived: Mono,
+) -> Result<Outcome, Failure> {
     match event.kind {
-        EventKind::PreToolUse => pre(event, arrived).map_err(Failure::Pre),
-        EventKind::PostToolUse | EventKind::PostToolUseFailure => post(event)
+        EventKind::PreToolUse => pre(ctx, event, arrived).map_err(Failure::Pre),
+        EventKind::PostToolUse | EventKind::PostToolUseFailure => post(ctx, event)
             .map(|told| told.map_or(Outcome::Pass, Outcome::Tell))
             .map_err(Failure::Post),
         EventKind::Other(_) => Ok(Outcome::Pass),
@@ -99,13 +108,6 @@ fn one_line(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
 }
 
-/// The config for this event. Leaked on purpose: the process ends with the
-/// event, and freeing a large config (a thousand sites' strings) one by one
-/// costs a sixth of such an event for nothing.
-fn event_config() -> Result<&'static Config> {
-    Ok(Box::leak(Box::new(Config::discover()?)))
-}
-
 fn record(event: &HookEvent, kind: Kind, ts: u64) -> Record {
     let mut r = Record::new(kind, ts, short(&event.tool_name));
     r.session = event.session_id.clone();
@@ -117,13 +119,10 @@ fn record(event: &HookEvent, kind: Kind, ts: u64) -> Record {
 /// subagent) and its `tool_use_id`. Ids are unique only within a session
 /// (gateways and mocks reuse `call_0`), so the id alone would let two
 /// sessions' calls pass as one.
-pub(crate) fn call_key(event: &HookEvent) -> String {
+pub(crate) fn call_key(event: &HookEvent, clock: &dyn Clock) -> String {
     let id = event.tool_use_id.clone().unwrap_or_else(|| {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos();
-        format!("pre-{}-{t}", std::process::id())
+        // No id to meet its Post by: unique to this process and moment.
+        format!("pre-{}-{}", std::process::id(), clock.now_floor())
     });
     match event.agent() {
         Some(agent) => format!("{agent}#{id}"),
@@ -133,46 +132,38 @@ pub(crate) fn call_key(event: &HookEvent) -> String {
 
 /// Log a line without a store, if the state directory exists: skips touch
 /// no state.
-fn log_light(event: &HookEvent, kind: Kind, why: &str) {
-    if let Ok(root) = crate::state_dir::default_root() {
-        let mut r = record(
-            event,
-            kind,
-            crate::pacing::clock::Clock::now_floor(&crate::pacing::clock::SystemClock),
-        );
-        r.reason = Some(why.to_owned());
-        crate::pacing::log::append_at(&root, &r);
-    }
+fn log_light(ctx: &dyn Context, event: &HookEvent, kind: Kind, why: &str) {
+    let mut r = record(event, kind, ctx.clock().now_floor());
+    r.reason = Some(why.to_owned());
+    ctx.log_light(&r, false);
 }
 
-fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
+fn pre(ctx: &dyn Context, event: &HookEvent, arrived: Mono) -> Result<Outcome> {
     // Read only when a call needs it: an open tool's `[[tool]]` rules, or a
     // block or a pace. Skips and listed tools' sorting never read it.
-    let mut loaded: Option<&'static Config> = None;
     let verdict = profile::classify(
         &event.tool_name,
         &event.tool_input,
         event.session_id.as_deref(),
-        || {
-            let config = event_config()?;
-            loaded = Some(config);
-            Ok(&config.tools[..])
-        },
+        || Ok(&ctx.config()?.tools[..]),
     )?;
-    let config = || loaded.map_or_else(event_config, Ok);
     match verdict {
         Verdict::NotOurs => Ok(Outcome::Pass),
         Verdict::Unknown => {
-            log_unknown(event);
+            log_unknown(
+                ctx,
+                event,
+                "no profile or [[tool]] rule knows this tool; it passed unpaced",
+            );
             Ok(Outcome::Pass)
         }
         Verdict::Skip { why } => {
-            log_light(event, Kind::Skip, why);
+            log_light(ctx, event, Kind::Skip, why);
             Ok(Outcome::Pass)
         }
         Verdict::Block { why, instead } => {
-            let config = config()?;
-            let store = store::open(config)?;
+            let config = ctx.config()?;
+            let store = ctx.open_store(config)?;
             let mut r = record(event, Kind::Block, store.clock().now_floor());
             r.reason = Some(why.clone());
             store.log(&r);
@@ -187,51 +178,58 @@ fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
                 )
             })))
         }
-        Verdict::Pace { target, label } => {
-            let config = config()?;
-            let store = store::open(config)?;
-            let outcome = match pace(
+        Verdict::Handed { target, label } => {
+            log_unknown(
+                ctx,
                 event,
-                config,
-                store.as_ref(),
-                &target,
-                label.clone(),
-                arrived,
-            ) {
-                // The shared gate failed midway (it went down while this
-                // call waited): with `on_backend_error = "local"`, pace the
-                // call on this machine's gate instead, in the time left.
-                Err(e @ Error::Backend { .. })
-                    if config.on_backend_error == OnBackendError::Local =>
-                {
-                    let local = store::fall_back(crate::state_dir::default_root()?, config, &e)?;
-                    let outcome = pace(event, config, local.as_ref(), &target, label, arrived)?;
-                    return Ok(noted(outcome, local.warning()));
-                }
-                other => other?,
-            };
-            Ok(noted(outcome, store.warning()))
+                "no profile or [[tool]] rule knows this tool; it was handed URLs, so it was paced on their sites",
+            );
+            pace_verdict(ctx, event, target, label, arrived)
         }
+        Verdict::Pace { target, label } => pace_verdict(ctx, event, target, label, arrived),
     }
+}
+
+/// Pace a call on `target`, on the shared gate or, if it fails midway and
+/// the config says so, on this machine's.
+fn pace_verdict(
+    ctx: &dyn Context,
+    event: &HookEvent,
+    target: Target,
+    label: String,
+    arrived: Mono,
+) -> Result<Outcome> {
+    let config = ctx.config()?;
+    let store = ctx.open_store(config)?;
+    let outcome = match pace(
+        event,
+        config,
+        store.as_ref(),
+        &target,
+        label.clone(),
+        arrived,
+    ) {
+        // The shared gate failed midway (it went down while this
+        // call waited): with `on_backend_error = "local"`, pace the
+        // call on this machine's gate instead, in the time left.
+        Err(e @ Error::Backend { .. }) if config.on_backend_error == OnBackendError::Local => {
+            let local = ctx.local_store(config, &e)?;
+            let outcome = pace(event, config, local.as_ref(), &target, label, arrived)?;
+            return Ok(noted(outcome, local.warning()));
+        }
+        other => other?,
+    };
+    Ok(noted(outcome, store.warning()))
 }
 
 /// Log a tool nobody knows, under its full name, so that `status` can show
 /// how to declare it. Unlike a skip's line, this one creates the state
 /// directory: on a fresh machine the first unknown tool is the one to see.
-fn log_unknown(event: &HookEvent) {
-    if let Ok(root) = crate::state_dir::default_root()
-        && let Ok(dir) = crate::state_dir::Dir::open_root(&root, true)
-    {
-        let mut r = record(
-            event,
-            Kind::Unknown,
-            crate::pacing::clock::Clock::now_floor(&crate::pacing::clock::SystemClock),
-        );
-        r.tool = event.tool_name.clone();
-        r.reason =
-            Some("no profile or [[tool]] rule knows this tool; it passed unpaced".to_owned());
-        crate::pacing::log::append(&dir, &r);
-    }
+fn log_unknown(ctx: &dyn Context, event: &HookEvent, why: &str) {
+    let mut r = record(event, Kind::Unknown, ctx.clock().now_floor());
+    r.tool = event.tool_name.clone();
+    r.reason = Some(why.to_owned());
+    ctx.log_light(&r, true);
 }
 
 /// `outcome`, with the store's warning for the model, if it has one.
@@ -262,89 +260,28 @@ fn pace(
         store.log(&r);
         return Ok(Outcome::Pass);
     }
-    let call = call_key(event);
+    let call = call_key(event, clock);
     let gate = Gate::new(store);
     let agent = event.agent();
     if let Some(agent) = &agent {
         end_previous_call(event, agent, &call, &gate, store)?;
     }
-    let turn = loop {
-        let turn = gate.admit(
-            &call,
-            &requests,
-            arrived,
-            config.max_wait_ms,
-            agent.as_deref(),
-        )?;
-        let Turn::Admitted(a) = &turn else {
-            break turn;
-        };
-        let sites: Vec<String> = a.sites.iter().map(|(s, _)| s.clone()).collect();
-        if !a.duplicate
-            && let Err(e) = learn_before(target, store, a.at_ms)
-        {
-            // The call is blocked, so it sends nothing: take back its
-            // holds rather than keep its sites busy for a whole hold.
-            let _ = gate.cancel(&call, &sites, agent.as_deref());
-            return Err(e);
-        }
-        let mut r = record(event, Kind::Admit, a.at_ms);
-        r.tool = label.clone();
-        r.call = Some(call.clone());
-        r.intervals_ms = sites
-            .iter()
-            .map(|s| policy_in(&requests, s).interval_ms)
-            .collect();
-        r.interval_ms = r.intervals_ms.first().copied();
-        r.hold_ms = Some(config.hold_ms);
-        r.sites = sites.clone();
-        r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
-        if a.taken_ms.len() > 1 {
-            r.admitted_ms = a.taken_ms.clone();
-        }
-        r.waited_ms = Some(a.waited_ms);
-        if a.duplicate {
-            r.reason = Some("duplicate: this call already holds its sites".to_owned());
-        }
-        store.log(&r);
-        // The last look before the call goes: held up since its admission
-        // (the process was stopped, or starved of CPU)? Its hold may have run
-        // out and another call gone in after it, and this one would start
-        // on top of it. Renew the hold, or, if it ran out, queue again.
-        let stall = std::time::Duration::from_millis((config.hold_ms / 4).min(1_000));
-        if !a.duplicate
-            && clock.mono().since(a.at_mono) >= stall
-            && !gate.extend(&call, &sites, config.hold_ms)?
-        {
-            let _ = gate.cancel(&call, &sites, agent.as_deref());
-            let mut r = record(event, Kind::Cancel, clock.now_floor());
-            r.call = Some(call.clone());
-            r.sites = sites;
-            r.reason = Some("held up after admission past its hold; queued again".to_owned());
-            store.log(&r);
-            continue;
-        }
-        break turn;
+    let mut line = record(event, Kind::Admit, 0);
+    line.tool = label.clone();
+    let ask = Ask {
+        call: &call,
+        requests: &requests,
+        arrived,
+        max_wait_ms: config.max_wait_ms,
+        hold_ms: config.hold_ms,
+        agent: agent.as_deref(),
+        line: &line,
     };
+    let turn = gate.take_turn(&ask, &mut |a| learn_before(target, store, a.at_ms))?;
     match turn {
         Turn::Admitted(_) => Ok(Outcome::Pass),
-        Turn::OverBudget(s) => {
-            let mut r = record(event, Kind::Block, s.now);
-            r.tool = label.clone();
-            r.call = Some(call);
-            r.sites = vec![s.site.clone()];
-            r.reason = Some(format!("budget spent until {}", s.free_at));
-            store.log(&r);
-            Ok(Outcome::Block(budget_message(&label, &requests, &s)))
-        }
+        Turn::OverBudget(s) => Ok(Outcome::Block(budget_message(&label, &requests, &s))),
         Turn::GaveUp(g) => {
-            let mut r = record(event, Kind::GiveUp, clock.now_floor());
-            r.tool = label.clone();
-            r.call = Some(call);
-            r.sites = vec![g.site.clone()];
-            r.waited_ms = Some(g.waited_ms);
-            r.reason = Some(format!("{} ahead", g.ahead));
-            store.log(&r);
             let ahead = match g.ahead {
                 0 => "the site is still busy".to_owned(),
                 1 => "1 other call is still ahead of it".to_owned(),
@@ -421,16 +358,25 @@ fn end_previous_call(
     Ok(())
 }
 
-fn post(event: &HookEvent) -> Result<Option<String>, PostFailure> {
+fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFailure> {
     let Some((profile, tool)) = profile::find(&event.tool_name) else {
-        return post_declared(event).map(|()| None);
+        return post_declared(ctx, event).map(|()| None);
     };
     let what = format!("`{tool}`");
     // A Post is recorded even while the config is broken (the Pre side
     // blocks then, so no call of this config was admitted since): the
     // defaults give the store; the finish needs nothing else.
-    let config = Config::discover().unwrap_or_default();
-    let store = store::open(&config).map_err(|e| not_recorded(&what, &e, &config))?;
+    let default;
+    let config = match ctx.config() {
+        Ok(c) => c,
+        Err(_) => {
+            default = Config::default();
+            &default
+        }
+    };
+    let store = ctx
+        .open_store(config)
+        .map_err(|e| not_recorded(&what, &e, config))?;
     let store = store.as_ref();
     let call = Call {
         tool,
@@ -470,12 +416,12 @@ fn post(event: &HookEvent) -> Result<Option<String>, PostFailure> {
     let mut finished = Vec::new();
     if event.tool_use_id.is_some() || !revealed.is_empty() {
         finished = record_finish(event, store, tool, &revealed)
-            .map_err(|e| not_recorded(&what, &e, &config))?;
+            .map_err(|e| not_recorded(&what, &e, config))?;
     }
     // Then what the sites said about the pace: a 429 or 503 holds the site
     // back; a success resets the doubling.
-    let told = listen(event, store, &config, &learned.statuses, &finished)
-        .map_err(|e| not_recorded(&what, &e, &config))?;
+    let told = listen(event, store, config, &learned.statuses, &finished)
+        .map_err(|e| not_recorded(&what, &e, config))?;
     if learned.tabs.is_empty() && learned.current.is_none() {
         return Ok(told);
     }
@@ -600,25 +546,34 @@ fn reason_phrase(code: u16) -> &'static str {
 /// The Post of a tool no profile owns: if a `[[tool]]` rule paces it, its
 /// call is finished like any other. Tools nobody declared were never
 /// admitted, so their Posts read nothing but the config.
-fn post_declared(event: &HookEvent) -> Result<(), PostFailure> {
+fn post_declared(ctx: &dyn Context, event: &HookEvent) -> Result<(), PostFailure> {
     if !event.tool_name.starts_with("mcp__") || event.tool_use_id.is_none() {
         return Ok(());
     }
     // A broken config blocked the Pre, so no call of it is in flight.
-    let Ok(config) = Config::discover() else {
+    let Ok(config) = ctx.config() else {
         return Ok(());
     };
-    if !profile::declared::rule_for(&config.tools, &event.tool_name)
-        .is_some_and(|r| r.class == crate::config::ToolClass::Pace)
-    {
+    // Paced by a `[[tool]]` rule, or a tool nobody knows that was paced on
+    // the URLs it was handed (unless a rule said otherwise).
+    let paced = match profile::declared::rule_for(&config.tools, &event.tool_name) {
+        Some(rule) => rule.class == crate::config::ToolClass::Pace,
+        None => matches!(
+            profile::handed(&event.tool_name, &event.tool_input),
+            Verdict::Handed { .. }
+        ),
+    };
+    if !paced {
         return Ok(());
     }
     let what = format!("`{}`", short(&event.tool_name));
-    let store = store::open(&config).map_err(|e| not_recorded(&what, &e, &config))?;
+    let store = ctx
+        .open_store(config)
+        .map_err(|e| not_recorded(&what, &e, config))?;
     let store = store.as_ref();
     record_finish(event, store, short(&event.tool_name), &[])
         .map(|_| ())
-        .map_err(|e| not_recorded(&what, &e, &config))
+        .map_err(|e| not_recorded(&what, &e, config))
 }
 
 /// Record the finish of the event's call, and on `revealed` sites, and log
@@ -629,7 +584,7 @@ fn record_finish(
     tool: &str,
     revealed: &[String],
 ) -> Result<Vec<String>> {
-    let key = call_key(event);
+    let key = call_key(event, store.clock());
     let f = Gate::new(store).finish(&key, event.agent().as_deref(), revealed)?;
     if !f.sites.is_empty() {
         let mut r = record(event, Kind::Finish, f.at());

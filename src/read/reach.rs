@@ -22,7 +22,9 @@ use percent_encoding::percent_decode_str;
 use url::{Host, Url};
 
 use crate::key::canonical;
-pub(crate) use crate::key::{normalize_host, registrable};
+pub(crate) use crate::key::normalize_host;
+#[cfg(test)]
+use crate::key::registrable;
 
 /// Where loading a URL reaches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -317,6 +319,7 @@ pub(crate) fn absolute_urls_in(text: &str) -> Vec<String> {
 /// `view-source:`. The outside check of the module's invariant, for the
 /// property tests and the fuzz targets: [`reach`] says [`Reach::Nowhere`]
 /// only for such an input.
+#[cfg(any(test, feature = "fuzz"))]
 pub(crate) fn may_be_nowhere(input: &str) -> bool {
     match split_scheme(trim_c0(input)) {
         Some((s, rest)) if s == "view-source" => may_be_nowhere(rest),

@@ -90,6 +90,11 @@ pub(crate) fn requests_for(
     };
     match target {
         Target::Url { url, .. } => hosts.extend(hosts_of_url(url)),
+        Target::Urls(urls) => {
+            for u in urls {
+                hosts.extend(hosts_of_url(u));
+            }
+        }
         Target::Tab(tab) => every |= tab_hosts(tab, false, &mut hosts)?,
         Target::History(tab) => every |= tab_hosts(tab, true, &mut hosts)?,
         Target::Unknown => every = true,

@@ -25,12 +25,6 @@ pub(crate) fn host_of_url(url: &str) -> Option<String> {
     }
 }
 
-/// A host in canonical form, as URLs' hosts are: `Bücher.DE.` is
-/// `xn--bcher-kva.de`. `None` if it is not a host.
-pub(crate) fn normalize_host(host: &str) -> Option<String> {
-    crate::key::normalize_host(host)
-}
-
 /// The code of a `javascript:` URL, decoded as the browser runs it; `None`
 /// for any other URL. Such a navigation runs the code in the tab instead of
 /// loading a page.

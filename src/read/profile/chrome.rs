@@ -82,6 +82,31 @@ pub(super) const FAMILY: Family = Family {
 };
 
 impl Profile for ClaudeInChrome {
+    fn named_like(&self, server: &str) -> bool {
+        server.contains("claude") && (server.contains("chrome") || server.contains("browser"))
+    }
+
+    fn has_tool(&self, tool: &str) -> bool {
+        // Its own names only: `navigate`, `find` and the like are other
+        // servers' too.
+        matches!(
+            tool,
+            "javascript_tool"
+                | "browser_batch"
+                | "form_input"
+                | "read_page"
+                | "get_page_text"
+                | "tabs_context_mcp"
+                | "tabs_create_mcp"
+                | "tabs_close_mcp"
+                | "read_console_messages"
+                | "read_network_requests"
+                | "gif_creator"
+                | "upload_image"
+                | "list_connected_browsers"
+        )
+    }
+
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
         SERVERS.contains(&server.as_str()).then_some(tool)

@@ -60,6 +60,33 @@ fn pace(
     page: Option<&TabRef>,
     label: &str,
 ) -> Verdict {
+    // A pointer that reaches something other than text (an array of
+    // scripts, an object) cannot be read as the rule says: blocked, not
+    // counted as one request.
+    for (field, pointer) in [("code", &rule.code), ("url", &rule.url)] {
+        if let Some(p) = pointer.as_deref()
+            && let Some(found) = value_at(input, p)
+            && !found.is_string()
+        {
+            let kind = match found {
+                Value::Array(_) => "a list",
+                Value::Object(_) => "an object",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "null",
+            };
+            return Verdict::Block {
+                why: format!(
+                    "the [[tool]] rule for `{}` reads its {field} at `{p}`, but this call has {kind} there, which pace-hook cannot read as one {}",
+                    rule.pattern,
+                    if field == "code" { "script" } else { "URL" }
+                ),
+                instead: format!(
+                    "Pass one {field} as text, or change the rule's `{field}` pointer"
+                ),
+            };
+        }
+    }
     let url = rule.url.as_deref().and_then(|p| string_at(input, p));
     if let Some(code) = rule.code.as_deref().and_then(|p| string_at(input, p)) {
         return match (script_verdict(code, page.cloned(), label), url) {
@@ -97,17 +124,20 @@ fn pace(
     }
 }
 
-/// The non-blank string at JSON pointer `pointer` in `input`.
-fn string_at<'a>(input: &'a Map<String, Value>, pointer: &str) -> Option<&'a str> {
+/// The value at JSON pointer `pointer` in `input`, if there is one.
+fn value_at<'a>(input: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
     let rest = pointer.strip_prefix('/')?;
     let (first, rest) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
     let key = first.replace("~1", "/").replace("~0", "~");
-    input
-        .get(&key)?
-        .pointer(rest)?
+    input.get(&key)?.pointer(rest)
+}
+
+/// The non-blank string at JSON pointer `pointer` in `input`.
+fn string_at<'a>(input: &'a Map<String, Value>, pointer: &str) -> Option<&'a str> {
+    value_at(input, pointer)?
         .as_str()
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -267,6 +297,29 @@ mod tests {
             classify(&[rule("nav", ToolClass::Skip)], "mcp__bb__nav", json!({})),
             Verdict::Unknown
         );
+    }
+
+    #[test]
+    fn a_pointer_that_reaches_no_text_blocks_instead_of_counting_one_request() {
+        let mut r = rule("mcp__bb__run", ToolClass::Pace);
+        r.code = Some("/script".into());
+        let v = classify(
+            &[r],
+            "mcp__bb__run",
+            json!({"script": ["fetch('/a')", "fetch('/b')"]}),
+        );
+        let Verdict::Block { why, .. } = v else {
+            panic!("blocked: {v:?}")
+        };
+        assert!(why.contains("has a list there"), "{why}");
+        let mut r = rule("mcp__bb__go", ToolClass::Pace);
+        r.url = Some("/to".into());
+        let v = classify(
+            &[r],
+            "mcp__bb__go",
+            json!({"to": {"href": "https://a.org"}}),
+        );
+        assert!(matches!(v, Verdict::Block { .. }), "{v:?}");
     }
 
     #[test]

@@ -136,6 +136,33 @@ pub(super) const FAMILY: Family = Family {
 };
 
 impl Profile for DevTools {
+    fn named_like(&self, server: &str) -> bool {
+        server.contains("devtools")
+    }
+
+    fn has_tool(&self, tool: &str) -> bool {
+        matches!(
+            tool,
+            "navigate_page"
+                | "new_page"
+                | "list_pages"
+                | "select_page"
+                | "close_page"
+                | "evaluate_script"
+                | "take_snapshot"
+                | "list_network_requests"
+                | "get_network_request"
+                | "list_console_messages"
+                | "get_console_message"
+                | "performance_start_trace"
+                | "performance_stop_trace"
+                | "performance_analyze_insight"
+                | "lighthouse_audit"
+                | "emulate"
+                | "resize_page"
+        )
+    }
+
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
         SERVERS.contains(&server.as_str()).then_some(tool)
@@ -277,6 +304,14 @@ fn navigate_page(call: &Call<'_>, page: TabRef) -> Verdict {
     let Some(code) = str_at(input, "initScript") else {
         return Verdict::Pace { target, label };
     };
+    if let Some(why) = init_script_doubles(code, &target) {
+        return Verdict::Block {
+            why,
+            instead: format!(
+                "Navigate first, then make the script's request in its own evaluate_script call; {label} with an initScript that makes no request is paced as one"
+            ),
+        };
+    }
     match script_verdict(code, Some(page), &label) {
         Verdict::Pace {
             target:
@@ -303,6 +338,46 @@ fn navigate_page(call: &Call<'_>, page: TabRef) -> Verdict {
         }
         other => other,
     }
+}
+
+/// Why an `initScript` makes a second request to the site its navigation
+/// loads, with no gap after the navigation's own: it runs as the new
+/// document starts, so a request it makes to a relative URL, to a URL on
+/// the navigation's own site, or to a host built at run time goes right
+/// after the page. `None` when it makes none, or only to other sites (each
+/// of which is paced with the call).
+fn init_script_doubles(code: &str, target: &Target) -> Option<String> {
+    let analysis = crate::read::script::analyse(code, crate::read::script::Env::Page).ok()?;
+    if analysis.count == crate::read::script::Count::Zero || !analysis.opaque.is_empty() {
+        // No request; or code it cannot see, which the script's own verdict blocks.
+        return None;
+    }
+    let first = analysis.requests.first()?;
+    let at = format!("{} at {}:{}", first.what, first.line, first.column);
+    let key_of = |url: &str| {
+        crate::read::resolve::hosts_of_url(url)
+            .into_iter()
+            .map(|h| crate::key::registrable(&h))
+            .collect::<Vec<_>>()
+    };
+    let own: Vec<String> = match target {
+        Target::Url { url, .. } => key_of(url),
+        // A reload, back or forward: the site is the page's own, or where its
+        // history leads; either way a relative request goes there.
+        _ => Vec::new(),
+    };
+    let named: Vec<String> = analysis.urls.iter().flat_map(|u| key_of(u)).collect();
+    let relative = analysis.urls.is_empty();
+    let same = named.iter().any(|k| own.contains(k));
+    if relative || same || !analysis.unknown_hosts.is_empty() {
+        let site = own
+            .first()
+            .map_or("the page's site".to_owned(), Clone::clone);
+        return Some(format!(
+            "its initScript makes a request ({at}) to {site} as soon as the new document starts, right after the navigation's own request there"
+        ));
+    }
+    None
 }
 
 /// Read the `## Pages` listings of `text`: believed when there is one and
@@ -562,6 +637,40 @@ mod tests {
     }
 
     #[test]
+    fn an_init_script_request_to_the_navigations_own_site_is_a_second_request() {
+        for code in [
+            "fetch('/api/1')",
+            "fetch('https://www.example.com/x')",
+            "new Image().src = '/pixel.gif'",
+        ] {
+            let v = dt(
+                "navigate_page",
+                json!({"type": "url", "url": "https://example.com/", "initScript": code}),
+            );
+            let Verdict::Block { why, .. } = &v else {
+                panic!("{code}: {v:?}")
+            };
+            assert!(
+                why.contains("right after the navigation's own request"),
+                "{why}"
+            );
+        }
+        // A reload with a relative fetch: the page's own site, twice.
+        let v = dt(
+            "navigate_page",
+            json!({"type": "reload", "initScript": "fetch('/a')"}),
+        );
+        assert!(matches!(v, Verdict::Block { .. }), "{v:?}");
+        // A script that makes no request, or one to another site only, is
+        // paced with the navigation.
+        let v = dt(
+            "navigate_page",
+            json!({"type": "url", "url": "https://example.com/", "initScript": "window.x = 1"}),
+        );
+        assert!(matches!(v, Verdict::Pace { .. }), "{v:?}");
+    }
+
+    #[test]
     fn an_init_script_is_analysed_with_its_navigation() {
         let v = dt(
             "navigate_page",
@@ -583,9 +692,18 @@ mod tests {
                 label: "navigate_page url".into()
             }
         );
+        // Back with a relative fetch: wherever the history leads, the
+        // script's request follows the page there (issue 16).
         let v = dt(
             "navigate_page",
             json!({"type": "back", "initScript": "fetch('/x')"}),
+        );
+        assert!(matches!(v, Verdict::Block { .. }), "{v:?}");
+        // Back with a beacon to another site: paced on everywhere the tab
+        // has been, and that site.
+        let v = dt(
+            "navigate_page",
+            json!({"type": "back", "initScript": "navigator.sendBeacon('https://t.example/x')"}),
         );
         assert!(
             matches!(

@@ -34,6 +34,7 @@ use crate::{config::ToolRule, error::Result};
 mod chrome;
 pub(crate) mod declared;
 mod devtools;
+mod fetch;
 mod playwright;
 mod puppeteer;
 mod webfetch;
@@ -106,6 +107,8 @@ pub(crate) enum Target {
         /// The code builds a URL whose host the analysis cannot read.
         any_site: bool,
     },
+    /// Requests to each of these URLs' sites, one each.
+    Urls(Vec<String>),
     /// A call whose site cannot be told: every site the gate knows.
     Unknown,
 }
@@ -115,10 +118,19 @@ pub(crate) enum Target {
 pub(crate) enum Verdict {
     /// Not a web tool: let it through, record nothing.
     NotOurs,
-    /// A tool of a server no profile knows and the config does not declare:
-    /// let it through, and log it so `status` and `doctor` can say how to
-    /// declare it.
+    /// A tool of a server no profile knows and the config does not declare,
+    /// handed no URL: let it through, and log it so `status` and `doctor`
+    /// can say how to declare it.
     Unknown,
+    /// A tool nobody knows that was handed absolute URLs: it most likely
+    /// fetches them, so it is paced on their sites, and logged like
+    /// [`Verdict::Unknown`] so `status` can say how to declare it.
+    Handed {
+        /// The sites of the URLs it was handed.
+        target: Target,
+        /// The tool's full name.
+        label: String,
+    },
     /// Reads what the browser already has: let it through at once, uncounted.
     Skip {
         /// Why, for the log.
@@ -222,6 +234,18 @@ pub(crate) trait Profile: Sync {
     fn page(&self, call: &Call<'_>) -> Option<TabRef>;
     /// What a result of `call` says about tabs and statuses.
     fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned;
+    /// Whether a server no profile lists is this family's by its name
+    /// (lowercased, `-` as `_`): users name servers what they like, and
+    /// often after what they run (`mcp__pw__…` is not, `mcp__my_playwright__…` is).
+    fn named_like(&self, _server: &str) -> bool {
+        false
+    }
+    /// Whether `tool` (a short name) is one that only this family has, so
+    /// that a server no profile lists whose tools are this family's is
+    /// read as this family.
+    fn has_tool(&self, _tool: &str) -> bool {
+        false
+    }
 
     /// [`Profile::classify`], with an unlisted tool paced on
     /// [`Profile::page`].
@@ -237,6 +261,7 @@ static PROFILES: &[&dyn Profile] = &[
     &devtools::DevTools,
     &puppeteer::Puppeteer,
     &webfetch::WebFetch,
+    &fetch::Fetch,
 ];
 
 /// Every profile's [`Profile::examples`].
@@ -264,13 +289,34 @@ pub(crate) static FAMILIES: &[Family] = &[
     devtools::FAMILY,
     puppeteer::FAMILY,
     webfetch::FAMILY,
+    fetch::FAMILY,
 ];
 
-/// The profile that owns `tool_name`, with the tool's short name.
+/// The profile that owns `tool_name`, with the tool's short name: the
+/// family whose server name it has, else, for a server no profile lists,
+/// the family the server is named after, else the family whose own tool it
+/// is. So a known server's tools are never "unknown" under a name of the
+/// user's choosing (`mcp__pw__browser_evaluate`).
 pub(crate) fn find(tool_name: &str) -> Option<(&'static dyn Profile, &str)> {
+    find_owner(tool_name).map(|(p, tool, _)| (p, tool))
+}
+
+/// [`find`], and whether the family was found by its own server name
+/// (`true`) or only by resemblance.
+fn find_owner(tool_name: &str) -> Option<(&'static dyn Profile, &str, bool)> {
+    if let Some(found) = PROFILES
+        .iter()
+        .find_map(|p| p.owns(tool_name).map(|short| (*p, short, true)))
+    {
+        return Some(found);
+    }
+    let (server, _) = mcp_parts(tool_name)?;
+    let tool = tool_name.strip_prefix("mcp__")?.split_once("__")?.1;
     PROFILES
         .iter()
-        .find_map(|p| p.owns(tool_name).map(|short| (*p, short)))
+        .find(|p| p.named_like(&server))
+        .or_else(|| PROFILES.iter().find(|p| p.has_tool(tool)))
+        .map(|p| (*p, tool, false))
 }
 
 /// Classify a tool call by its full name. `rules` gives the user's
@@ -286,8 +332,8 @@ pub(crate) fn classify<'r>(
     session: Option<&str>,
     rules: impl FnOnce() -> Result<&'r [ToolRule]>,
 ) -> Result<Verdict> {
-    let (page, fallback) = match find(tool_name) {
-        Some((profile, tool)) => {
+    let (page, fallback) = match find_owner(tool_name) {
+        Some((profile, tool, by_server)) => {
             let call = Call {
                 tool,
                 server: server_of(tool_name),
@@ -295,15 +341,98 @@ pub(crate) fn classify<'r>(
                 session,
             };
             if let Some(verdict) = profile.classify(&call) {
+                // A family read into a server by resemblance may be wrong
+                // about a tool of the same name: what would pass as reading
+                // the page is paced instead when it was handed a URL.
+                if !by_server
+                    && matches!(verdict, Verdict::Skip { .. })
+                    && !matches!(handed(tool_name, input), Verdict::Unknown)
+                {
+                    return Ok(handed(tool_name, input));
+                }
                 return Ok(verdict);
             }
             let page = profile.page(&call);
             (page.clone(), on_page(page, tool))
         }
-        None if tool_name.starts_with("mcp__") => (None, Verdict::Unknown),
+        None if tool_name.starts_with("mcp__") => (None, handed(tool_name, input)),
         None => return Ok(Verdict::NotOurs),
     };
     Ok(declared::decide(rules()?, tool_name, input, page.as_ref()).unwrap_or(fallback))
+}
+
+/// The most input values read for URLs: an input is a handful of fields; a
+/// larger one is read this far and counted as unreadable past it.
+const MAX_INPUT_VALUES: usize = 1_000;
+
+/// A tool nobody knows: [`Verdict::Handed`] if its input holds absolute
+/// `http(s)` URLs (anywhere, in any string), [`Verdict::Unknown`] if it
+/// holds none. Two of them on one site would be two requests with no gap:
+/// blocked. An input too large to read whole is paced against every known
+/// site.
+pub(crate) fn handed(tool_name: &str, input: &Map<String, Value>) -> Verdict {
+    let mut urls: Vec<String> = Vec::new();
+    let mut seen = 0usize;
+    let mut stack: Vec<&Value> = input.values().collect();
+    let mut cut = false;
+    while let Some(v) = stack.pop() {
+        seen += 1;
+        if seen > MAX_INPUT_VALUES {
+            cut = true;
+            break;
+        }
+        match v {
+            Value::String(s) => {
+                let trimmed = s.trim();
+                let lower = trimmed.get(..8).unwrap_or(trimmed).to_ascii_lowercase();
+                if lower.starts_with("http://") || lower.starts_with("https://") {
+                    urls.push(trimmed.to_owned());
+                }
+            }
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Object(o) => stack.extend(o.values()),
+            _ => {}
+        }
+    }
+    let label = tool_name.to_owned();
+    if cut {
+        return Verdict::Handed {
+            target: Target::Unknown,
+            label,
+        };
+    }
+    urls.sort();
+    urls.dedup();
+    let mut keys: Vec<String> = urls
+        .iter()
+        .flat_map(|u| crate::read::resolve::hosts_of_url(u))
+        .filter(|h| h != crate::read::resolve::ANY_HOST)
+        .map(|h| crate::key::registrable(&h))
+        .collect();
+    keys.sort();
+    if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+        return Verdict::Block {
+            why: format!(
+                "`{tool_name}` is a tool pace-hook does not know, and it was handed several URLs on {} at once, which it would most likely fetch with no gap between them",
+                w[0]
+            ),
+            instead: "Hand it one URL per call, or declare what it does with a [[tool]] rule in pace-hook's config".to_owned(),
+        };
+    }
+    match urls.len() {
+        0 => Verdict::Unknown,
+        1 => Verdict::Handed {
+            target: Target::Url {
+                url: urls.remove(0),
+                tab: None,
+            },
+            label,
+        },
+        _ => Verdict::Handed {
+            target: Target::Urls(urls),
+            label,
+        },
+    }
 }
 
 /// A call paced on `page`, or on every known site when there is none.
@@ -452,6 +581,122 @@ fn verdict_of(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn known_families_under_server_names_of_the_users_choosing_are_never_unknown() {
+        let url = "https://shop.example.com/a";
+        for name in [
+            "mcp__playwright-mcp__browser_navigate",
+            "mcp__pw__browser_navigate",
+            "mcp__devtools__navigate_page",
+            "mcp__my-browser__navigate_page",
+            "mcp__puppeteer-mcp__puppeteer_navigate",
+        ] {
+            let v = classify(name, &input(json!({"url": url})), Some("s"));
+            let Verdict::Pace {
+                target: Target::Url { url: got, .. },
+                ..
+            } = &v
+            else {
+                panic!("{name}: {v:?}")
+            };
+            assert_eq!(got, url, "{name}");
+        }
+        // Two fetches in one evaluate, under a name nobody lists: blocked.
+        let v = classify(
+            "mcp__pw__browser_evaluate",
+            &input(json!({"function": "async () => { await fetch('/a'); await fetch('/b') }"})),
+            Some("s"),
+        );
+        assert!(matches!(v, Verdict::Block { .. }), "{v:?}");
+        // A click is paced on the page of that server's own browser.
+        let v = classify(
+            "mcp__microsoft-playwright__browser_click",
+            &input(json!({"target": "e5"})),
+            Some("s"),
+        );
+        let Verdict::Pace {
+            target: Target::Tab(tab),
+            ..
+        } = &v
+        else {
+            panic!("{v:?}")
+        };
+        assert_eq!(tab.browser, "playwright.microsoft_playwright@s");
+        // A DevTools tool of a server named after it.
+        let v = classify(
+            "mcp__devtools__click",
+            &input(json!({"uid": "1_2"})),
+            Some("s"),
+        );
+        assert!(matches!(v, Verdict::Pace { .. }), "{v:?}");
+        // claude-in-chrome's batch is read as a batch, not as a Playwright tool.
+        let (p, _) = find("mcp__chrome_ext__browser_batch").expect("a family");
+        assert_eq!(p.examples()[0], "mcp__claude-in-chrome__navigate");
+    }
+
+    #[test]
+    fn a_tool_nobody_knows_is_paced_on_the_urls_it_is_handed() {
+        let v = classify(
+            "mcp__browserbase__navigate",
+            &input(json!({"url": "https://news.example.org/x"})),
+            None,
+        );
+        assert_eq!(
+            v,
+            Verdict::Handed {
+                target: Target::Url {
+                    url: "https://news.example.org/x".to_owned(),
+                    tab: None
+                },
+                label: "mcp__browserbase__navigate".to_owned(),
+            }
+        );
+        // URLs anywhere in the input, any case of scheme.
+        let v = classify(
+            "mcp__scraper__scrape_many",
+            &input(
+                json!({"jobs": [{"target": "HTTPS://a.example.org/"}, {"target": "https://b.example.net/"}]}),
+            ),
+            None,
+        );
+        assert!(
+            matches!(&v, Verdict::Handed { target: Target::Urls(u), .. } if u.len() == 2),
+            "{v:?}"
+        );
+        // Two on one site would go with no gap between them.
+        let v = classify(
+            "mcp__firecrawl__firecrawl_batch_scrape",
+            &input(json!({"urls": ["https://a.example.org/1", "https://www.example.org/2"]})),
+            None,
+        );
+        let Verdict::Block { why, .. } = &v else {
+            panic!("{v:?}")
+        };
+        assert!(why.contains("several URLs on example.org at once"), "{why}");
+        // A server with no URL in its input (an issue tracker's) still passes.
+        let v = classify(
+            "mcp__github__create_issue",
+            &input(json!({"title": "x", "body": "see the docs"})),
+            None,
+        );
+        assert_eq!(v, Verdict::Unknown);
+    }
+
+    #[test]
+    fn a_read_only_name_read_into_a_stranger_does_not_pass_a_url_unpaced() {
+        // DevTools' `take_snapshot` reads the page; a stranger's tool of that
+        // name handed a URL most likely fetches it.
+        let v = classify(
+            "mcp__sitegrab__take_snapshot",
+            &input(json!({"url": "https://example.org/"})),
+            None,
+        );
+        assert!(matches!(v, Verdict::Handed { .. }), "{v:?}");
+        let v = classify("mcp__sitegrab__take_snapshot", &input(json!({})), None);
+        assert!(matches!(v, Verdict::Skip { .. }), "{v:?}");
+    }
 
     /// [`super::classify`] with no `[[tool]]` rules.
     pub(crate) fn classify(

@@ -168,6 +168,16 @@ pub(super) const FAMILY: Family = Family {
 };
 
 impl Profile for Playwright {
+    fn named_like(&self, server: &str) -> bool {
+        server.contains("playwright")
+    }
+
+    fn has_tool(&self, tool: &str) -> bool {
+        // Its tools are all `browser_*` (claude-in-chrome's `browser_batch`
+        // is found before, by its own profile).
+        tool.starts_with("browser_")
+    }
+
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
         SERVERS.contains(&server.as_str()).then_some(tool)

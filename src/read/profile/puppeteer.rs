@@ -45,6 +45,14 @@ pub(super) const FAMILY: Family = Family {
 };
 
 impl Profile for Puppeteer {
+    fn named_like(&self, server: &str) -> bool {
+        server.contains("puppeteer")
+    }
+
+    fn has_tool(&self, tool: &str) -> bool {
+        tool.starts_with("puppeteer_")
+    }
+
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
         SERVERS.contains(&server.as_str()).then_some(tool)

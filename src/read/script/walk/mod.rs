@@ -45,8 +45,9 @@ use super::{
     Analysis, Count, Env, Found, MAX_NESTING, Positions,
     cost::{Cost, Run},
     markup,
+    model::{self, Effect, Loads},
     url::{self, Named, Part},
-    value::{self, Obj, Special, Vals, Value},
+    value::{Vals, Value},
 };
 
 mod assign;
@@ -406,8 +407,8 @@ impl<'a, 'p> Walker<'a, 'p> {
                 expr: None,
             })
             .collect();
-        if self.env == Env::PlaywrightServer {
-            args[0].vals = Vals::of(Value::Obj(Obj::Page));
+        if let Some(first) = model::first_argument(self.env) {
+            args[0].vals = Vals::of(Value::from(first));
         }
         let site = |at| CallSite {
             at,
@@ -506,34 +507,6 @@ impl Walker<'_, '_> {
         }
     }
 }
-
-/// Whether a URL sink runs the code at the URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LoadsCode {
-    /// No (an image, a navigation): only `javascript:` URLs run code.
-    No,
-    /// A frame or a script element: `data:` and `blob:` URLs run the
-    /// script's own code.
-    FromMadeUrls,
-    /// A worker or an import: so does any URL the analysis cannot read.
-    Always,
-}
-
-/// Attributes whose value is a URL the element loads or navigates to.
-const URL_ATTRIBUTES: &[&str] = &[
-    "src",
-    "href",
-    "xlink:href",
-    "action",
-    "formaction",
-    "data",
-    "srcset",
-    "imagesrcset",
-    "poster",
-    "background",
-    "codebase",
-    "ping",
-];
 
 /// The function a script body consists of, if it is only that: `() => …`,
 /// `function () { … }` or `function f() { … }`, as Playwright and DevTools
