@@ -305,6 +305,12 @@ fn install_plugin_places_it_where_it_lasts_and_the_checkout_can_go() {
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert_eq!(m.listed(), None);
     assert!(!lasting.exists());
+    let out = m.pace_hook(&["uninstall", "--plugin"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "the plugin pace-hook@pace-hook is not installed in Claude Code\n"
+    );
 }
 
 #[test]

@@ -334,11 +334,19 @@ pub(crate) fn uninstall() -> Result<String> {
         ),
     })?;
     let mut out = String::new();
-    let said = run_claude(&claude, &["plugin", "uninstall", ID], &dir)?;
-    out += &format!("claude plugin uninstall {ID}: {said}\n");
-    let ours = settings::claude_home()
-        .ok()
-        .and_then(|u| read_json(&plugins_dir(&u).join("known_marketplaces.json")).ok()?)
+    let records = settings::claude_home().ok().map(|u| plugins_dir(&u));
+    let record = |name: &str| {
+        records
+            .as_ref()
+            .and_then(|d| read_json(&d.join(name)).ok().flatten())
+    };
+    if record("installed_plugins.json").is_some_and(|i| i["plugins"].get(ID).is_some()) {
+        let said = run_claude(&claude, &["plugin", "uninstall", ID], &dir)?;
+        out += &format!("claude plugin uninstall {ID}: {said}\n");
+    } else {
+        out += &format!("the plugin {ID} is not installed in Claude Code\n");
+    }
+    let ours = record("known_marketplaces.json")
         .is_some_and(|k| k[NAME]["installLocation"].as_str() == Some(dir_text.as_str()));
     if ours {
         let said = run_claude(&claude, &["plugin", "marketplace", "remove", NAME], &dir)?;
