@@ -149,3 +149,38 @@ fn run_exits_127_126_and_125_as_env_does_and_passes_the_commands_2() {
     assert!(!marker.exists());
     fs::set_permissions(gate.home(), fs::Permissions::from_mode(0o700)).unwrap();
 }
+
+#[test]
+fn run_shows_its_wait_on_a_terminal_and_nothing_when_stderr_is_not_one() {
+    let gate = Gate::new("interval = \"1500ms\"\n");
+    assert_eq!(code(&run_cmd(&gate, &["true"])), 0);
+    // Under `script`, the command's stdin, stdout and stderr are a terminal.
+    let out = Command::new("script")
+        .args([
+            "-qec",
+            &format!("{BIN} run --site example.com -- true"),
+            "/dev/null",
+        ])
+        .env("PACE_HOOK_HOME", gate.home())
+        .env("PACE_HOOK_CONFIG", gate.dir.join("config.toml"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let shown = stdout(&out);
+    assert!(
+        shown.contains("\r\x1b[Kpace-hook: waiting for example.com's turn… "),
+        "{shown:?}"
+    );
+    assert!(shown.contains("\r\x1b[Kpace-hook: waited 1."), "{shown:?}");
+    // Piped, as in a script's log: the same wait, and nothing on stderr.
+    let out = run_cmd(&gate, &["true"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(stderr(&out), "");
+    let waits: Vec<u64> = gate
+        .events("admit")
+        .iter()
+        .map(|r| r["waited_ms"].as_u64().unwrap())
+        .collect();
+    assert!(waits[1] >= 1000 && waits[2] >= 1000, "{waits:?}");
+}

@@ -113,6 +113,18 @@ pub(super) fn run(stdin: impl Read, arrived: Mono) -> Exit {
             print(&format!("{answer}\n"));
             Exit::Success
         }
+        Ok(Outcome::Waited { user, model }) => {
+            // Only the fields Claude Code's hook output schema has (2.1.332:
+            // `systemMessage` at the top, `hookSpecificOutput` with
+            // `hookEventName` and `additionalContext`): a field a client
+            // does not know can fail the hook there.
+            let answer = serde_json::json!({
+                "systemMessage": user,
+                "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": model}
+            });
+            print(&format!("{answer}\n"));
+            Exit::Success
+        }
         Ok(Outcome::Block(message)) => {
             say(&message);
             Exit::Block
