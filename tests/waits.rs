@@ -57,7 +57,7 @@ fn a_call_that_waited_for_the_interval_says_which_site_how_long_and_why() {
         "{model}"
     );
     assert!(
-        model.contains("It has run now; nothing to retry."),
+        model.contains("The call then went ahead; there is nothing to retry."),
         "{model}"
     );
     let waited = gate.record("admit", "b")["waited_ms"].as_u64().unwrap();

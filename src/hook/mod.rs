@@ -721,7 +721,7 @@ fn waited(a: &Admitted, requests: &[SiteRequest], store: &dyn Store, label: &str
             "pace-hook: `{label}` waited {took} for {site}'s turn: {why}"
         )),
         model: one_line(&format!(
-            "pace-hook paced this call: `{label}` waited {took} for {site}'s turn, because {why}. It has run now; nothing to retry. Calls to other sites are not held by this one."
+            "pace-hook paced this call: `{label}` waited {took} for {site}'s turn, because {why}. The call then went ahead; there is nothing to retry. Calls to other sites are not held by this one."
         )),
     }
 }

@@ -92,7 +92,7 @@ fn a_second_navigate_waits_the_interval_after_the_first_finishes() {
         run(&ctx, &navigate("n2", "https://www.example.com/b")),
         Outcome::Waited {
             user: "pace-hook: `navigate` waited 9 s for example.com's turn: its last call ended less than 10 s ago (interval: from the end of one call to the start of the next)".into(),
-            model: "pace-hook paced this call: `navigate` waited 9 s for example.com's turn, because its last call ended less than 10 s ago (interval: from the end of one call to the start of the next). It has run now; nothing to retry. Calls to other sites are not held by this one.".into(),
+            model: "pace-hook paced this call: `navigate` waited 9 s for example.com's turn, because its last call ended less than 10 s ago (interval: from the end of one call to the start of the next). The call then went ahead; there is nothing to retry. Calls to other sites are not held by this one.".into(),
         }
     );
     let records = ctx.store.records();
