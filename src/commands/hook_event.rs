@@ -145,6 +145,13 @@ pub(super) fn run(
         // The text reaches the model as context; the call goes on (or a
         // Post stays a success).
         Ok(Outcome::Tell(text)) => emit(&client.answer(kind, Reply::Tell(&text))),
+        Ok(Outcome::Waited { user, model }) => emit(&client.answer(
+            kind,
+            Reply::Waited {
+                user: &user,
+                model: &model,
+            },
+        )),
         Ok(Outcome::Block(message)) => emit(&client.answer(kind, Reply::Block(&message))),
         Err(Failure::Pre(e)) => refuse(
             Some(client),

@@ -36,7 +36,10 @@ use std::{
 };
 
 use crate::{
-    commands::settings::{self, Change, EVENTS, Hook, Scope},
+    commands::{
+        plugin,
+        settings::{self, Change, EVENTS, Hook, Scope},
+    },
     config::Config,
     error::{Error, Result},
     read::matcher::{MATCHER, matcher_matches},
@@ -114,6 +117,7 @@ pub(crate) fn install(scope: Scope, timeout_s: Option<u64>) -> Result<String> {
         "  it runs `{}` for tools matching `{MATCHER}`, with a timeout of {timeout_s} s (max_wait is {max_wait_s} s, {source})\n",
         hook.command,
     );
+    out += &other_routes(Some(&path));
     if is_build_output(&exe) {
         out += &format!(
             "  note: `{}` is a cargo build output, which `cargo clean` deletes; a hook whose program is gone lets every call through. Install it with `cargo install --locked --path .` and run that `pace-hook install`\n",
@@ -121,6 +125,57 @@ pub(crate) fn install(scope: Scope, timeout_s: Option<u64>) -> Result<String> {
         );
     }
     Ok(out)
+}
+
+/// `install --plugin`: the plugin placed where it lasts and installed (see
+/// [`plugin::install`]), with a warning for every other route that runs
+/// pace-hook.
+pub(crate) fn install_plugin() -> Result<String> {
+    let mut out = plugin::install()?;
+    out += &other_routes(None);
+    Ok(out)
+}
+
+/// A warning line for each way pace-hook runs besides `own` (a settings
+/// file; `None` for the plugin): with two, pace-hook runs twice on every
+/// call, and the two must be kept in step.
+fn other_routes(own: Option<&Path>) -> String {
+    let user = settings::claude_home().ok();
+    let project = settings::project_dir().ok();
+    let mut out = String::new();
+    let twice = "with both, pace-hook runs twice on every call";
+    if own.is_some()
+        && let Some((p, f)) = plugin::loaded_pace_hook(user.as_deref(), project.as_deref())
+    {
+        out += &format!(
+            "  warning: the plugin {} (from `{}`) runs pace-hook too; {twice}: keep one, `claude plugin uninstall {}` or `pace-hook uninstall` with this scope\n",
+            p.id,
+            f.root.display(),
+            p.id
+        );
+    }
+    for (scope, path) in settings::files(user.as_deref(), project.as_deref()) {
+        if Some(path.as_path()) == own {
+            continue;
+        }
+        let runs = fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| settings::runs_pace_hook(&v));
+        if runs {
+            let flag = match scope {
+                Scope::User => " --user",
+                Scope::Project => "",
+                Scope::Local => " --local",
+            };
+            out += &format!(
+                "  warning: `{}` ({}) runs pace-hook too; {twice}: keep one (`pace-hook uninstall{flag}` removes that one)\n",
+                path.display(),
+                scope.describe()
+            );
+        }
+    }
+    out
 }
 
 /// Remove pace-hook's hooks from `scope`'s settings file, and say what was

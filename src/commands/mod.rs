@@ -25,6 +25,7 @@ pub(crate) mod doctor;
 mod gaps;
 mod hook_event;
 pub(crate) mod install;
+pub(crate) mod plugin;
 mod run;
 pub(crate) mod settings;
 pub(crate) mod status;
@@ -45,7 +46,11 @@ pub(crate) fn say(message: &str) {
 
 /// Write `text` to stdout, ignoring failures, for the same reason.
 pub(crate) fn print(text: &str) {
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    print_bytes(text.as_bytes());
+}
+
+fn print_bytes(bytes: &[u8]) {
+    let _ = std::io::stdout().lock().write_all(bytes);
 }
 
 /// Run pace-hook with `args` (without the program name) and `stdin`, and say
@@ -100,12 +105,18 @@ fn dispatch(
         Command::Hook { client, timeout_s } => hook_event::run(stdin, arrived, client, timeout_s),
         Command::Install { scope, timeout_s } => run_setup(install::install(scope, timeout_s)),
         Command::Uninstall { scope } => run_setup(install::uninstall(scope)),
-        Command::Help => {
-            print(args::HELP);
+        Command::InstallPlugin => run_setup(install::install_plugin()),
+        Command::UninstallPlugin => run_setup(plugin::uninstall()),
+        Command::Print(text) => {
+            print(&text);
             Exit::Success
         }
-        Command::Version => {
-            print(&format!("pace-hook {}\n", env!("CARGO_PKG_VERSION")));
+        Command::Completions(shell) => {
+            print_bytes(&args::completions(shell));
+            Exit::Success
+        }
+        Command::Man => {
+            print_bytes(&args::man_page());
             Exit::Success
         }
         Command::Gaps { site, svg } => gaps::run(site.as_deref(), svg.as_deref()),

@@ -14,7 +14,7 @@ use crate::{
     config::{Config, OnBackendError},
     duration::format_duration,
     error::{Error, Result},
-    gate::{Ask, Gate, SiteRequest, Spent, Turn},
+    gate::{Admitted, Ask, Gate, SiteRequest, Spent, Turn},
     hook::event::{EventKind, HookEvent},
     pacing::clock::{Clock, Mono},
     pacing::log::{Kind, Record},
@@ -36,6 +36,16 @@ pub(crate) enum Outcome {
     /// to nobody. A site asked for less traffic; the shared gate fell back
     /// to this machine's.
     Tell(String),
+    /// Let the call go on after a paced wait, and say so: `user` to the
+    /// person (the hook's `systemMessage`), `model` to the model (its
+    /// `additionalContext`). Without it a wait is invisible: Claude Code
+    /// shows only "running PreToolUse hook" for as long as it lasts.
+    Waited {
+        /// Which site, how long, why; one line.
+        user: String,
+        /// The same for the model, with what it means for its next step.
+        model: String,
+    },
 }
 
 /// A Post event that could not be recorded in full. The tool already ran,
@@ -239,6 +249,10 @@ fn log_unknown(ctx: &dyn Context, event: &HookEvent, why: &str) {
 fn noted(outcome: Outcome, warning: Option<&str>) -> Outcome {
     match (outcome, warning) {
         (Outcome::Pass, Some(w)) => Outcome::Tell(w.to_owned()),
+        (Outcome::Waited { user, model }, Some(w)) => Outcome::Waited {
+            user,
+            model: one_line(&format!("{model} {w}")),
+        },
         (Outcome::Block(m), Some(w)) => Outcome::Block(one_line(&format!("{m} {w}"))),
         (outcome, _) => outcome,
     }
@@ -294,7 +308,7 @@ fn pace(
     };
     let turn = gate.take_turn(&ask, &mut |a| learn_before(target, store, a.at_ms))?;
     match turn {
-        Turn::Admitted(_) => Ok(Outcome::Pass),
+        Turn::Admitted(a) => Ok(waited(&a, &requests, store, &label)),
         Turn::OverBudget(s) => Ok(Outcome::Block(budget_message(&label, &requests, &s))),
         Turn::GaveUp(g) => {
             let ahead = match g.ahead {
@@ -664,4 +678,65 @@ pub(crate) fn note_tab(map: &mut TabMap, tab: &TabRef, hosts: &[String], sure: b
             seen_ms: now,
         },
     );
+}
+
+/// A wait shorter than this is not told: it is the ordinary cost of a
+/// paced call (a lock, a short queue), and a line per call would be noise.
+pub(crate) const TELL_AFTER_MS: u64 = 1_000;
+
+/// What to say after admission `a`: nothing for a call admitted at once (or
+/// a second pace-hook for a call already admitted), else which site, how
+/// long and why. The why is read back from the site's state, only for a call
+/// that waited, so the call admitted at once pays nothing for it.
+fn waited(a: &Admitted, requests: &[SiteRequest], store: &dyn Store, label: &str) -> Outcome {
+    if a.duplicate || a.waited_ms < TELL_AFTER_MS {
+        return Outcome::Pass;
+    }
+    let sites: Vec<&str> = a.sites.iter().map(|(s, _)| s.as_str()).collect();
+    let site = sites.join(" and ");
+    let started = a.at_ms.saturating_sub(a.waited_ms);
+    let states: Vec<_> = sites
+        .iter()
+        .filter_map(|s| store.site_state(s).ok().flatten())
+        .collect();
+    // A backoff that ran out while this call waited is what held it.
+    let backoff = states.iter().find_map(|st| {
+        let until = st.backoff?.until_ms;
+        (until > started && until <= a.at_ms.saturating_add(1_000))
+            .then_some((st.site.as_str(), until))
+    });
+    // A call that finished while this one waited was ahead of it.
+    let behind = states
+        .iter()
+        .any(|st| st.last_finish_ms.is_some_and(|f| f > started));
+    let interval = requests
+        .iter()
+        .map(|r| r.policy.interval_ms)
+        .max()
+        .unwrap_or(0);
+    let why = match backoff {
+        Some((s, until)) => format!(
+            "{s} is backing off (it answered 429, or was held back by hand) until {} UTC",
+            crate::pacing::gaps::clock_time(until)
+        ),
+        None if behind => format!(
+            "another call to it was ahead (in flight or queued), and each starts at least {} after the one before ends (interval)",
+            format_duration(interval)
+        ),
+        None if states.iter().any(|st| st.last_finish_ms.is_some()) => format!(
+            "its last call ended less than {} ago (interval: from the end of one call to the start of the next)",
+            format_duration(interval)
+        ),
+        None => "another call held it (in flight), or this process was held up getting its turn"
+            .to_owned(),
+    };
+    let took = format_duration(a.waited_ms);
+    Outcome::Waited {
+        user: one_line(&format!(
+            "pace-hook: `{label}` waited {took} for {site}'s turn: {why}"
+        )),
+        model: one_line(&format!(
+            "pace-hook paced this call: `{label}` waited {took} for {site}'s turn, because {why}. The call then went ahead; there is nothing to retry. Calls to other sites are not held by this one."
+        )),
+    }
 }

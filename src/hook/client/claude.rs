@@ -30,6 +30,14 @@ pub(super) fn answer(kind: Option<&EventKind>, reply: Reply<'_>) -> Answer {
         Reply::Tell(text) => Answer::stdout(serde_json::json!({
             "hookSpecificOutput": {"hookEventName": claude_name(kind), "additionalContext": text}
         })),
+        // Only the fields Claude Code's hook output schema has (2.1.332:
+        // `systemMessage` at the top, `hookSpecificOutput` with
+        // `hookEventName` and `additionalContext`; Codex's schema allows
+        // the same): a field a client does not know can fail the hook.
+        Reply::Waited { user, model } => Answer::stdout(serde_json::json!({
+            "systemMessage": user,
+            "hookSpecificOutput": {"hookEventName": claude_name(kind), "additionalContext": model}
+        })),
         Reply::Block(text) => Answer::stderr(text, Exit::Block),
         Reply::PostFailed(text) => Answer::stderr(text, Exit::Failure),
     }

@@ -37,6 +37,9 @@ pub(super) fn answer(_: Option<&EventKind>, reply: Reply<'_>) -> Answer {
         Reply::Tell(text) => {
             Answer::stdout(serde_json::json!({"cancel": false, "contextModification": text}))
         }
+        Reply::Waited { model, .. } => {
+            Answer::stdout(serde_json::json!({"cancel": false, "contextModification": model}))
+        }
         Reply::Block(text) => Answer::stdout(serde_json::json!({
             "cancel": true,
             "errorMessage": if text.trim().is_empty() { "pace-hook blocked this call." } else { text },

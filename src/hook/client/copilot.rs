@@ -30,7 +30,7 @@ use crate::{
 
 pub(super) fn answer(_: Option<&EventKind>, reply: Reply<'_>) -> Answer {
     match reply {
-        Reply::Pass | Reply::Tell(_) => Answer::exit(Exit::Success),
+        Reply::Pass | Reply::Tell(_) | Reply::Waited { .. } => Answer::exit(Exit::Success),
         Reply::Block(text) => Answer::stdout(serde_json::json!({
             "permissionDecision": "deny",
             "permissionDecisionReason": if text.trim().is_empty() { "pace-hook blocked this call." } else { text },

@@ -38,6 +38,8 @@ pub(super) fn answer(kind: Option<&EventKind>, reply: Reply<'_>) -> Answer {
         Reply::Tell(text) => Answer::stdout(serde_json::json!({
             "hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": text}
         })),
+        // Before a tool only the user can be told.
+        Reply::Waited { user, .. } => Answer::stdout(serde_json::json!({"systemMessage": user})),
         Reply::Block(text) => Answer::stderr(text, Exit::Block),
         Reply::PostFailed(text) => Answer::stderr(text, Exit::Failure),
     }

@@ -124,6 +124,14 @@ pub(crate) enum Reply<'a> {
     Pass,
     /// Let the call go on, and tell the model this.
     Tell(&'a str),
+    /// The call waited for its turn and goes on now: tell the user `user`
+    /// and the model `model`, where the client has a place for each.
+    Waited {
+        /// For the person watching the session.
+        user: &'a str,
+        /// For the model.
+        model: &'a str,
+    },
     /// Refuse the call (a Pre, or an event that may be one); the text is
     /// for the model.
     Block(&'a str),

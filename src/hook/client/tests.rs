@@ -62,6 +62,13 @@ fn answer(ctx: &Memory, client: Client, event: &Value) -> Answer {
     match handle(ctx, &e, ctx.clock.mono()).unwrap_or_else(|f| panic!("{f:?}")) {
         Outcome::Pass => client.answer(kind, Reply::Pass),
         Outcome::Tell(t) => client.answer(kind, Reply::Tell(&t)),
+        Outcome::Waited { user, model } => client.answer(
+            kind,
+            Reply::Waited {
+                user: &user,
+                model: &model,
+            },
+        ),
         Outcome::Block(m) => client.answer(kind, Reply::Block(&m)),
     }
 }
@@ -74,9 +81,10 @@ fn of_kind(records: &[Record], kind: Kind) -> Vec<Record> {
         .collect()
 }
 
-/// What the client reads as "go on".
+/// What the client reads as "go on": nothing (or Cline's `cancel: false`),
+/// or, after a wait, the note of it in the fields the client has for one.
 fn passed(client: Client, a: &Answer) {
-    let expected = match client {
+    let plain = match client {
         Client::Cline => Answer {
             stdout: Some("{\"cancel\":false}\n".to_owned()),
             stderr: None,
@@ -84,7 +92,38 @@ fn passed(client: Client, a: &Answer) {
         },
         _ => Answer::exit(Exit::Success),
     };
-    assert_eq!(a, &expected, "{client:?}");
+    if *a == plain {
+        return;
+    }
+    assert_eq!(
+        (a.exit, &a.stderr),
+        (Exit::Success, &None),
+        "{client:?}: {a:?}"
+    );
+    let out: Value = serde_json::from_str(a.stdout.as_deref().unwrap_or("null"))
+        .unwrap_or_else(|e| panic!("{client:?}: {e}: {a:?}"));
+    let keys: Vec<&str> = out
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let allowed: &[&str] = match client {
+        Client::Cline => &["cancel", "contextModification"],
+        Client::Gemini => &["systemMessage"],
+        Client::Copilot => &[],
+        _ => &["hookSpecificOutput", "systemMessage"],
+    };
+    assert!(
+        !keys.is_empty() && keys.iter().all(|k| allowed.contains(k)),
+        "{client:?}: {a:?}"
+    );
+    if client == Client::Cline {
+        assert_eq!(out["cancel"], false, "{a:?}");
+    }
+    let note = out["systemMessage"]
+        .as_str()
+        .or(out["contextModification"].as_str())
+        .unwrap_or_default();
+    assert!(note.contains("waited"), "{client:?}: {a:?}");
 }
 
 /// What the client reads as a refusal, and its reason.
