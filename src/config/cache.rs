@@ -1,7 +1,7 @@
 //! A parsed copy of each config file, kept in the state directory under the
 //! file's identity and change times. With a thousand sites, parsing the TOML
 //! costs several times more than the event that needs it; reading the copy
-//! back is one JSON parse. Any change to the file (a write changes its
+//! back is one small JSON parse. Any change to the file (a write changes its
 //! ctime) misses the cache; a bad file is never cached, so its error is
 //! reported every time.
 
@@ -63,40 +63,90 @@ pub(super) fn write(path: &Path, key: &Key, config: &Config) {
     }
 }
 
-/// The cache's layout; a text of another one is a miss (and is replaced).
-const FORMAT: u32 = 3;
+const MAGIC: &str = "pace-hook config cache 2";
 
-/// The cache's text: the config as serde gives it (its site table in the
-/// form [`super::sites`] loads fastest), under the file's key.
+/// What the settings line does not hold, as one JSON line.
 #[derive(serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Cached<C> {
-    format: u32,
-    key: Key,
-    config: C,
+struct Extra {
+    budget: Option<crate::pacing::decision::Budget>,
+    backend: super::Backend,
+    on_backend_error: super::OnBackendError,
+    tools: Vec<super::ToolRule>,
 }
 
-/// The cache text of `c` under `key`: JSON.
+/// The cache's text: a line of key, a line of numeric settings, a JSON
+/// line of the rest, then the config's site lines as they are and `end`.
+/// Loading it is a few allocations, whatever the number of sites.
 pub(crate) fn encode(key: &Key, c: &Config) -> String {
-    serde_json::to_string(&Cached {
-        format: FORMAT,
-        key: *key,
-        config: c,
-    })
-    .expect("a config serializes")
+    use std::fmt::Write as _;
+    let mut out = format!("{MAGIC}\nkey");
+    for k in key {
+        let _ = write!(out, " {k}");
+    }
+    let _ = write!(
+        out,
+        "\nsettings {} {} {} {} {} {}\n",
+        c.interval_ms, c.hold_ms, c.max_wait_ms, c.stale_after_ms, c.jitter_ms, c.max_backoff_ms
+    );
+    let extra = Extra {
+        budget: c.budget,
+        backend: c.backend.clone(),
+        on_backend_error: c.on_backend_error,
+        tools: c.tools.clone(),
+    };
+    out.push_str("extra ");
+    out.push_str(&serde_json::to_string(&extra).expect("extra serializes"));
+    out.push('\n');
+    out.push_str(&c.sites);
+    out.push_str("end\n");
+    out
 }
 
 /// The key and config in a cache text; `None` for anything malformed,
-/// including a text cut short (JSON ends with its last brace) and one of
-/// another [`FORMAT`].
+/// including a text cut short (it must end with `end`).
 pub(crate) fn decode(text: &str, path: &Path) -> Option<(Key, Config)> {
-    let cached: Cached<Config> = serde_json::from_str(text).ok()?;
-    if cached.format != FORMAT {
+    let mut lines = text.lines();
+    if lines.next()? != MAGIC {
         return None;
     }
-    let mut config = cached.config;
-    config.source = Some(path.to_owned());
-    Some((cached.key, config))
+    let mut key: Key = [0; 7];
+    let mut fields = lines.next()?.strip_prefix("key ")?.split(' ');
+    for k in &mut key {
+        *k = fields.next()?.parse().ok()?;
+    }
+    let mut n = lines.next()?.strip_prefix("settings ")?.split(' ');
+    let mut num = || -> Option<u64> { n.next()?.parse().ok() };
+    let (interval_ms, hold_ms, max_wait_ms, stale_after_ms, jitter_ms, max_backoff_ms) =
+        (num()?, num()?, num()?, num()?, num()?, num()?);
+    let extra_line = lines.next()?;
+    let extra: Extra = serde_json::from_str(extra_line.strip_prefix("extra ")?).ok()?;
+    // The site lines are the config's own text, sliced out whole. The
+    // file is replaced by rename, so it is whole or absent; `end` guards
+    // against anything cut short all the same.
+    let start = text.find("\nextra ")? + 1;
+    let start = start + text[start..].find('\n')? + 1;
+    let end = text.len().checked_sub(4).filter(|&e| e >= start)?;
+    // `get`: four bytes from the end may fall inside a character.
+    if text.get(end..) != Some("end\n") || !text[..end].ends_with('\n') && end != start {
+        return None;
+    }
+    Some((
+        key,
+        Config {
+            interval_ms,
+            hold_ms,
+            max_wait_ms,
+            stale_after_ms,
+            jitter_ms,
+            budget: extra.budget,
+            max_backoff_ms,
+            backend: extra.backend,
+            on_backend_error: extra.on_backend_error,
+            tools: extra.tools,
+            sites: text[start..end].to_owned(),
+            source: Some(path.to_owned()),
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -124,11 +174,6 @@ mod tests {
         );
         assert!(decode(&text[..text.len() - 4], path).is_none());
         assert!(decode("{}", path).is_none());
-        let other = text.replacen(&format!("\"format\":{FORMAT}"), "\"format\":2", 1);
-        assert_ne!(other, text);
-        assert!(decode(&other, path).is_none());
-        // The layout before this one, a line of text per site.
-        assert!(decode("pace-hook config cache 2\nkey 0 0 0 0 0 0 0\n", path).is_none());
     }
 
     /// Found by fuzzing (`fuzz/` target `config`, issue 7): a cache text
