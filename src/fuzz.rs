@@ -7,7 +7,7 @@
 //!
 //! Invariant asserted throughout: a parser that cannot read its input never
 //! concludes "no site" or "no request". Only a URL whose scheme is proved to
-//! load nothing ([`crate::read::reach::may_be_nowhere`]) reaches no site; a tab
+//! load nothing ([`crate::read::url::may_be_nowhere`]) reaches no site; a tab
 //! listing read from text that page content could have written never
 //! replaces what the tab map knows; a tampered state file can slow a site,
 //! never admit early or wedge it for longer than a day.
@@ -37,10 +37,10 @@ use crate::{
     pacing::gaps,
     pacing::log,
     read::profile::{self, Call, Learned, TabRef, Target, ToolResult, Verdict},
-    read::reach::{self, Reach},
     read::resolve,
     read::script::{self, Count, Env},
     read::site,
+    read::url::{self, Reach},
     store::{CallRecord, TabMap, file::AgentSlot},
 };
 
@@ -634,14 +634,14 @@ fn check_file_name(key: &str) {
 // ---------------------------------------------------------------------------
 // URLs
 
-/// A URL as a navigation and as page content reads it ([`reach::reach`],
-/// [`reach::reach_absolute`]), the hosts the gate keys it under, and a bare
+/// A URL as a navigation and as page content reads it ([`url::reach`],
+/// [`url::reach_absolute`]), the hosts the gate keys it under, and a bare
 /// host as the config reads one.
 pub fn url(data: &[u8]) {
     let s = String::from_utf8_lossy(data);
     let s = s.as_ref();
-    check_reach(s, &reach::reach(s));
-    if let Some(r) = reach::reach_absolute(s) {
+    check_reach(s, &url::reach(s));
+    if let Some(r) = url::reach_absolute(s) {
         check_reach(s, &r);
     }
     check_hosts_of_url(s);
@@ -650,7 +650,7 @@ pub fn url(data: &[u8]) {
     }
     let _ = site::host_of_url(s);
     let _ = site::script_of_url(s);
-    let urls = reach::absolute_urls_in(s);
+    let urls = url::absolute_urls_in(s);
     assert!(urls.windows(2).all(|w| w[0] < w[1]), "unsorted: {urls:?}");
     if let Some(h) = crate::key::normalize_host(s) {
         // Canonical: read again, the same host. Except a domain whose last
@@ -672,9 +672,9 @@ pub fn url(data: &[u8]) {
 /// Whether a URL may reach no site: its scheme proves it loads nothing, or
 /// it is a document whose whole body was read and names no site.
 fn may_reach_no_site(url: &str) -> bool {
-    reach::may_be_nowhere(url)
+    url::may_be_nowhere(url)
         || matches!(
-            reach::reach(url),
+            url::reach(url),
             Reach::Document {
                 unreadable: false,
                 ..
@@ -708,7 +708,7 @@ fn check_reach(input: &str, r: &Reach) {
     match r {
         Reach::Host(h) => check_host(h),
         Reach::Nowhere(_) => {
-            assert!(reach::may_be_nowhere(input), "{input:?} reaches nowhere")
+            assert!(url::may_be_nowhere(input), "{input:?} reaches nowhere")
         }
         Reach::Script(_) => {}
         Reach::Document { hosts, .. } => {
@@ -974,7 +974,7 @@ pub fn seeds(src: &Sources) -> Vec<Seed> {
             add("listings", name.clone(), bytes);
         }
         for t in e.result_texts() {
-            urls.extend(reach::absolute_urls_in(&t));
+            urls.extend(url::absolute_urls_in(&t));
             add("state_files", format!("text-{name}"), t.into_bytes());
         }
     }

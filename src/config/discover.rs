@@ -12,6 +12,15 @@ use crate::error::{Error, Result};
 /// The backend URL from `PACE_HOOK_BACKEND`, which overrides the config's.
 const BACKEND_VAR: &str = "PACE_HOOK_BACKEND";
 
+/// Whether a load uses the parsed copy in the state directory.
+#[derive(Clone, Copy)]
+enum ParsedCopy {
+    /// Read it while the file is unchanged, write it after a parse: hooks.
+    Kept,
+    /// Parse the file and write nothing: `status` and `doctor`.
+    None,
+}
+
 impl Config {
     /// Find and load the config: `PACE_HOOK_CONFIG`, else
     /// `$CLAUDE_PROJECT_DIR/.claude/pace-hook.toml`, else
@@ -27,15 +36,7 @@ impl Config {
     /// would: `project` stands for `$CLAUDE_PROJECT_DIR`, which only hooks
     /// have (`install` runs in a plain shell).
     pub fn discover_for(project: Option<&Path>) -> Result<Self> {
-        let mut config = Self::find(project)?;
-        if let Some(url) = env::var(BACKEND_VAR).ok().filter(|v| !v.trim().is_empty()) {
-            config.backend = parse_backend(&url).map_err(|message| Error::Config {
-                path: PathBuf::from(format!("${BACKEND_VAR}")),
-                line: None,
-                message,
-            })?;
-        }
-        Ok(config)
+        Self::find(project, ParsedCopy::Kept)
     }
 
     /// The config a hook run for `project_dir` would load (as
@@ -44,35 +45,7 @@ impl Config {
     /// the state directory. For `status` and `doctor`, which run from a
     /// terminal where `CLAUDE_PROJECT_DIR` is not set, and must not write.
     pub fn read_for(project_dir: Option<&Path>) -> Result<Self> {
-        let mut config = match env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
-            Some(path) => Self::load_text(Path::new(&path))?,
-            None => {
-                let project = project_dir.map(|d| d.join(".claude").join("pace-hook.toml"));
-                let mut found = None;
-                for path in project.into_iter().chain(user_config_path()) {
-                    match Self::load_text(&path) {
-                        Err(Error::ConfigRead { source, .. })
-                            if source.kind() == std::io::ErrorKind::NotFound =>
-                        {
-                            continue;
-                        }
-                        other => {
-                            found = Some(other?);
-                            break;
-                        }
-                    }
-                }
-                found.unwrap_or_default()
-            }
-        };
-        if let Some(url) = env::var(BACKEND_VAR).ok().filter(|v| !v.trim().is_empty()) {
-            config.backend = parse_backend(&url).map_err(|message| Error::Config {
-                path: PathBuf::from(format!("${BACKEND_VAR}")),
-                line: None,
-                message,
-            })?;
-        }
-        Ok(config)
+        Self::find(project_dir, ParsedCopy::None)
     }
 
     /// The project a hook would run for, seen from a terminal:
@@ -84,21 +57,42 @@ impl Config {
             .or_else(|| env::current_dir().ok())
     }
 
-    fn find(project: Option<&Path>) -> Result<Self> {
-        if let Some(path) = env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
-            return Self::load(Path::new(&path));
-        }
-        for path in candidate_paths(project) {
-            match Self::load(&path) {
-                Err(Error::ConfigRead { source, .. })
-                    if source.kind() == std::io::ErrorKind::NotFound =>
-                {
-                    continue;
+    /// The one discovery: the file `PACE_HOOK_CONFIG` names, else the first
+    /// of [`candidate_paths`] that exists, else the defaults; then
+    /// `PACE_HOOK_BACKEND` over the backend.
+    fn find(project: Option<&Path>, copy: ParsedCopy) -> Result<Self> {
+        let load = |path: &Path| match copy {
+            ParsedCopy::Kept => Self::load(path),
+            ParsedCopy::None => Self::load_text(path),
+        };
+        let mut config = match env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
+            Some(path) => load(Path::new(&path))?,
+            None => {
+                let mut found = Self::default();
+                for path in candidate_paths(project) {
+                    match load(&path) {
+                        Err(Error::ConfigRead { source, .. })
+                            if source.kind() == std::io::ErrorKind::NotFound =>
+                        {
+                            continue;
+                        }
+                        other => {
+                            found = other?;
+                            break;
+                        }
+                    }
                 }
-                other => return other,
+                found
             }
+        };
+        if let Some(url) = env::var(BACKEND_VAR).ok().filter(|v| !v.trim().is_empty()) {
+            config.backend = parse_backend(&url).map_err(|message| Error::Config {
+                path: PathBuf::from(format!("${BACKEND_VAR}")),
+                line: None,
+                message,
+            })?;
         }
-        Ok(Self::default())
+        Ok(config)
     }
 
     /// Load the config at `path`, from the parsed copy in the state

@@ -1,5 +1,5 @@
 //! Sites: from a URL or host to the key that one gate is kept under, and from
-//! a key to a file name. Reading the URL is the `reach` module's job.
+//! a key to a file name. Reading the URL is the `url` module's job.
 //!
 //! Invariant: whatever a URL, a tab title or a config value says, the file
 //! name made from a key is one path component of safe characters, so nothing
@@ -7,7 +7,7 @@
 
 #[cfg(doc)]
 use crate::config::Config;
-use crate::read::reach::{self, Reach};
+use crate::read::url::{Reach, reach};
 
 /// The host a URL, a host or a site a person typed means (`pace-hook run
 /// --site`, the library's `Pacer`): the URL's host, or for a URL that cannot
@@ -16,7 +16,7 @@ use crate::read::reach::{self, Reach};
 /// For hook events, where what cannot be read must pace every site, use
 /// [`crate::read::resolve::hosts_of_url`].
 pub(crate) fn host_of_url(url: &str) -> Option<String> {
-    match reach::reach(url) {
+    match reach(url) {
         Reach::Host(host)
         | Reach::Unreadable {
             guess: Some(host), ..
@@ -29,7 +29,7 @@ pub(crate) fn host_of_url(url: &str) -> Option<String> {
 /// for any other URL. Such a navigation runs the code in the tab instead of
 /// loading a page.
 pub(crate) fn script_of_url(url: &str) -> Option<String> {
-    match reach::reach(url) {
+    match reach(url) {
         Reach::Script(code) => Some(code),
         _ => None,
     }

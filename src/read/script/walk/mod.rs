@@ -493,7 +493,7 @@ impl Walker<'_, '_> {
     /// A string of the script that is not itself a URL may still hold one:
     /// a JSON text (`'"https://other.org/x"'`), a percent-encoded URL, a
     /// sentence. It is read as a `data:` document's text is
-    /// ([`crate::read::reach::absolute_urls_in`]), and every site in it counts,
+    /// ([`crate::read::url::absolute_urls_in`]), and every site in it counts,
     /// whatever the script does with the string.
     fn note_embedded(&mut self, text: &str, at: u32) {
         if !(text.contains("//") || text.contains(['%', '\\', '&'])) {
@@ -502,7 +502,7 @@ impl Walker<'_, '_> {
         if url::named(&[Part::Lit(text.to_owned())]) != Named::Nothing {
             return;
         }
-        for u in crate::read::reach::absolute_urls_in(text) {
+        for u in crate::read::url::absolute_urls_in(text) {
             self.urls.insert((at, u), ());
         }
     }
