@@ -36,7 +36,7 @@ pub(super) const PLATFORM: Platform = Platform {
         // `setAttributeNS(ns, name, value)` has the name second.
         Row(&["setAttributeNS"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 1 })),
         Row(&["write", "writeln"], PAGE, Def::Effect(Effect::Markup("`document.write`", 0))),
-        Row(&["execCommand"], ANYWHERE, Def::Effect(Effect::Commands { what: "`execCommand`", markup: &[("inserthtml", 2, "`execCommand('insertHTML')`")] })),
+        Row(&["execCommand"], ANYWHERE, Def::Effect(Effect::Commands(&Commands { what: "`execCommand`", markup: &[("inserthtml", 2, "`execCommand('insertHTML')`")] }))),
         Row(&["parseFromString"], ANYWHERE, Def::Effect(Effect::ParsesMarkup("`parseFromString`"))),
     ],
 };

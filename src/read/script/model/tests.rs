@@ -65,3 +65,27 @@ fn script_model_what_a_sink_loads_and_gives_is_its_own_not_its_label() {
     assert_eq!(open.returns, Returns::Window);
     assert_eq!(open.loads, Loads::No);
 }
+
+#[test]
+fn script_model_every_row_is_what_its_names_are_looked_up_as() {
+    for p in PLATFORMS {
+        for env in [Env::Page, Env::PlaywrightServer] {
+            let holds = |only: &Option<Env>| only.is_none_or(|e| e == env);
+            for Row(names, _, def) in p.globals.iter().filter(|r| holds(&r.1)) {
+                for n in *names {
+                    assert_eq!(global(n, env), Some(*def), "global `{n}` in {env:?}");
+                }
+            }
+            for (obj, Row(names, _, def)) in p.members.iter().filter(|m| holds(&m.1.1)) {
+                for n in *names {
+                    assert_eq!(member(*obj, n, env), Some(*def), "{obj:?}.{n} in {env:?}");
+                }
+            }
+            for Row(names, _, def) in p.any.iter().filter(|r| holds(&r.1)) {
+                for n in *names {
+                    assert_eq!(by_name(n, env), Some(*def), "`.{n}` in {env:?}");
+                }
+            }
+        }
+    }
+}

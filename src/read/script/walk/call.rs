@@ -461,7 +461,7 @@ impl<'a> Walker<'a, '_> {
                 (unknown(), self.set(&obj.vals, &key, &vals, at))
             }
             Effect::MakesBlobUrl => (Vals::of(Value::Str("blob:".to_owned())), Cost::Zero),
-            Effect::Commands { what, markup } => {
+            Effect::Commands(&model::Commands { what, markup }) => {
                 let command = args
                     .first()
                     .and_then(|a| a.vals.as_str())

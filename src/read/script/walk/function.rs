@@ -267,7 +267,7 @@ impl<'a> Walker<'a, '_> {
                 }
                 Effect::SetsAttribute { .. }
                 | Effect::SetsMember
-                | Effect::Commands { .. }
+                | Effect::Commands(_)
                 | Effect::CallsArgument { .. }
                 | Effect::GetsMember
                 | Effect::RunsInPage(_)
