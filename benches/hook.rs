@@ -970,7 +970,7 @@ impl Events {
 /// helpers that scrape tables, objects, templates, loops and callbacks, and
 /// no request, so that the build before the parser (whose scanner blocks a
 /// request near a loop) paces it too, on its tab, as today's does. The same
-/// shape as `src/script/timing.rs` without its fetch.
+/// shape as `src/read/script/timing.rs` without its fetch.
 fn realistic_script(size: usize) -> String {
     let mut code =
         String::from("const started = performance.now();\nconst origin = location.origin;\n");

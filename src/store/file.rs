@@ -54,11 +54,11 @@ use super::{
     heartbeat,
 };
 use crate::{
-    clock::{Clock, EpochMs, Mono, SystemClock},
-    decision::{Decision, Policy, SiteState},
     error::{Error, Result},
-    log::{self, Record},
-    site,
+    key,
+    pacing::clock::{Clock, EpochMs, Mono, SystemClock},
+    pacing::decision::{Decision, Policy, SiteState},
+    pacing::log::{self, Record},
     state_dir::{Dir, Mode},
 };
 
@@ -135,7 +135,7 @@ impl FileStore {
         let Some(sites) = self.sites(create)? else {
             return Ok(None);
         };
-        let name = site::file_name(site);
+        let name = key::file_name(site);
         if let Some(d) = sites.sub(&name, false)? {
             return Ok(Some(d));
         }
@@ -270,7 +270,7 @@ impl FileStore {
     }
 
     fn slot_path(&self, agent: &str) -> String {
-        site::file_name(agent)
+        key::file_name(agent)
     }
 
     /// Rewrite `agent`'s slot in place, padded with blanks over whatever it
@@ -499,7 +499,7 @@ pub(crate) fn queue_places(root: &Dir, site: &str) -> Result<Vec<(u32, EpochMs)>
     let Some(sites) = root.sub("sites", false)? else {
         return Ok(Vec::new());
     };
-    let Some(dir) = sites.sub(&site::file_name(site), false)? else {
+    let Some(dir) = sites.sub(&key::file_name(site), false)? else {
         return Ok(Vec::new());
     };
     let Some(queue) = dir.sub("queue", false)? else {
@@ -868,7 +868,7 @@ impl Store for FileStore {
             .map_err(|e| Error::io("read", sites.path(), e))?;
         let mut out = Vec::new();
         for name in names.into_iter().filter(|n| !n.starts_with('.')) {
-            if let Some(key) = site::key_from_file_name(&name) {
+            if let Some(key) = key::key_from_file_name(&name) {
                 out.push(key);
             } else if let Ok(Some(d)) = sites.sub(&name, false)
                 && let Ok(mut f) = d.open("state.json", Mode::Read)
@@ -939,7 +939,7 @@ impl Store for FileStore {
             return self.write_slot(agent, record, true);
         }
         let calls = self.root()?.sub("calls", true)?.expect("made");
-        let name = format!("{}.json", site::file_name(&record.call));
+        let name = format!("{}.json", key::file_name(&record.call));
         let mut bytes = serde_json::to_vec(record).expect("record serializes");
         bytes.push(b'\n');
         // A new file under a name of its own, read only after this process
@@ -967,7 +967,7 @@ impl Store for FileStore {
         let Some(calls) = self.root()?.sub("calls", false)? else {
             return Ok(None);
         };
-        let name = format!("{}.json", site::file_name(call));
+        let name = format!("{}.json", key::file_name(call));
         let mut f = match calls.open(&name, Mode::Read) {
             Ok(f) => f,
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),

@@ -3,7 +3,7 @@
 //! real store on call: a process that dies or stops while it waits, a state
 //! that cannot be read, a write that fails.
 //!
-//! With a [`crate::clock::FakeClock`] every wait is a step of the fake clock,
+//! With a [`crate::pacing::clock::FakeClock`] every wait is a step of the fake clock,
 //! so a timeline that would take minutes of real waiting (a hold, a stopped
 //! waiter's lease running out, a clock stepped back) runs in microseconds and
 //! the same way every time.
@@ -18,10 +18,10 @@ use super::{
     Attempt, CallRecord, LEASE_TTL, Lease, Place, QueueTimeout, RENEW_EVERY, Store, TabMap, Watch,
 };
 use crate::{
-    clock::{Clock, EpochMs, Mono},
-    decision::{Decision, Policy, SiteState},
     error::{Error, Result},
-    log::Record,
+    pacing::clock::{Clock, EpochMs, Mono},
+    pacing::decision::{Decision, Policy, SiteState},
+    pacing::log::{Kind, Record},
 };
 
 /// How a process that holds places and leases is doing.
@@ -56,6 +56,9 @@ struct Inner {
     watch_teardown: Duration,
     /// How many leases were taken.
     leases: u64,
+    /// After the next line of this kind is logged, the process is held up
+    /// this long (the clock sleeps).
+    stall_after: Option<(Kind, Duration)>,
 }
 
 /// The gate's state in this process's memory.
@@ -134,6 +137,13 @@ impl MemoryStore {
     /// as closing an inotify watch waits out an RCU grace period.
     pub fn slow_watch_teardown(&self, d: Duration) {
         self.inner().watch_teardown = d;
+    }
+
+    /// The process is held up for `d` (stopped, or starved of CPU) right
+    /// after it logs its next line of kind `kind`: the moment between an
+    /// admission and the call's going that the gate's last look is for.
+    pub fn stall_after_next(&self, kind: Kind, d: Duration) {
+        self.inner().stall_after = Some((kind, d));
     }
 
     /// How many leases callers have taken so far.
@@ -502,7 +512,16 @@ impl Store for MemoryStore {
     }
 
     fn log(&self, record: &Record) {
-        self.inner().log.push(record.clone());
+        let mut inner = self.inner();
+        inner.log.push(record.clone());
+        let stall = match inner.stall_after {
+            Some((kind, d)) if kind == record.event => inner.stall_after.take().map(|_| d),
+            _ => None,
+        };
+        drop(inner);
+        if let Some(d) = stall {
+            self.clock.sleep(d);
+        }
     }
 
     fn read_log(&self) -> Result<(Vec<Record>, usize)> {

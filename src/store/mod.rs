@@ -4,7 +4,7 @@
 //! one runs is chosen from the config when the program runs.
 //!
 //! A store keeps, per site: the site's [`SiteState`], changed only by the
-//! steps of [`crate::decision`] applied atomically (under a lock, a mutex, or
+//! steps of [`crate::pacing::decision`] applied atomically (under a lock, a mutex, or
 //! as one server-side script); a FIFO queue of waiting callers; and a way to
 //! sleep until the state changes. Beside them it keeps the tab map and the
 //! record of which sites each admitted call marked, for the Post side, and the
@@ -33,11 +33,11 @@ use std::{collections::BTreeMap, path::PathBuf, time::Duration};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    clock::{Clock, EpochMs, Mono},
     config::{Backend, Config, OnBackendError},
-    decision::{Decision, Policy, SiteState},
     error::{Error, Result},
-    log::{Kind, Record},
+    pacing::clock::{Clock, EpochMs, Mono},
+    pacing::decision::{Decision, Policy, SiteState},
+    pacing::log::{Kind, Record},
 };
 
 pub mod file;
@@ -222,7 +222,7 @@ pub trait Watch {
 /// The tab map, shared by every process: where each browser tab is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TabMap {
-    /// Tab key (see [`crate::profile::TabRef::key`]) → what it is on.
+    /// Tab key (see [`crate::read::profile::TabRef::key`]) → what it is on.
     #[serde(default)]
     pub tabs: BTreeMap<String, TabEntry>,
     /// Browser key → the key of its current tab, for tools that act on "the

@@ -107,10 +107,10 @@ use super::{
     TabMap, Watch, heartbeat, redact_url,
 };
 use crate::{
-    clock::{Clock, EpochMs, FakeClock, Mono, OffsetClock},
-    decision::{Decision, Policy, SiteState},
     error::{Error, Result},
-    log::{self, Kind, Record},
+    pacing::clock::{Clock, EpochMs, FakeClock, Mono, OffsetClock},
+    pacing::decision::{Decision, Policy, SiteState},
+    pacing::log::{self, Kind, Record},
     state_dir::{Dir, Mode},
 };
 
@@ -390,7 +390,7 @@ impl Inner {
             fake.sleep(timeout);
             return Ok(false);
         }
-        let clock = crate::clock::SystemClock;
+        let clock = crate::pacing::clock::SystemClock;
         let start = clock.mono();
         let server_wait = timeout.saturating_sub(LATE_MARGIN);
         if server_wait >= Duration::from_millis(10) {
@@ -653,7 +653,7 @@ impl RedisStore {
         let fresh = format!(
             "{}-{:016x}",
             OffsetClock::local_us(),
-            crate::gate::random_u64()
+            crate::pacing::request::random_u64()
         );
         let before = OffsetClock::local_us();
         let r: Reply = self.inner.run(|c| {
@@ -983,8 +983,8 @@ impl Store for RedisStore {
     fn lease(&self) -> Result<Box<dyn Lease>> {
         let id = format!(
             "{:016x}{:016x}",
-            crate::gate::random_u64(),
-            crate::gate::random_u64()
+            crate::pacing::request::random_u64(),
+            crate::pacing::request::random_u64()
         );
         let key = self.inner.key("lease", &id);
         self.inner.run(|c| {
@@ -1396,7 +1396,7 @@ impl Store for RedisStore {
 /// The integration tests' `redis-server`: one definition for both.
 #[cfg(test)]
 #[path = "../../tests/common/redis_server.rs"]
-mod test_server;
+pub(crate) mod test_server;
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -1406,8 +1406,7 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::{
-        decision::{Backoff, Budget},
-        gate::{Gate, SiteRequest, Turn},
+        pacing::decision::{Backoff, Budget},
         store::TabEntry,
     };
 
@@ -1598,7 +1597,7 @@ pub(crate) mod tests {
                         // tampering user (times ahead, lengths past the
                         // ceiling) would.
                         let m = model.get_or_insert_with(|| SiteState::new(&site));
-                        let day = crate::decision::CEILING_MS;
+                        let day = crate::pacing::decision::CEILING_MS;
                         let ahead = floor + rng.pick(&[0, 1_000, 1_001, 3 * day]);
                         m.backoff = Some(Backoff {
                             set_ms: rng.pick(&[floor, ahead]),
@@ -1639,7 +1638,9 @@ pub(crate) mod tests {
         let now = s.clock().now_floor();
         let a = s.try_admit("a.com", "y", &P, None, soon(&s)).unwrap();
         match a.decision {
-            Decision::WaitUntil(t) => assert!(t <= now + 3 * crate::decision::CEILING_MS + 5_000),
+            Decision::WaitUntil(t) => {
+                assert!(t <= now + 3 * crate::pacing::decision::CEILING_MS + 5_000)
+            }
             d => panic!("{d:?}"),
         }
         assert!(s.site_state("a.com").unwrap().is_some());
@@ -1794,84 +1795,15 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_gate_runs_on_redis_and_the_log_reads_back_from_the_stream() {
-        let server = Server::start();
-        let s = store(&server, "gate");
-        let gate = Gate::new(&s);
-        let req = [SiteRequest::new(
-            "a.com",
-            Policy {
-                interval_ms: 300,
-                ..P
-            },
-        )];
-        let arrived = s.clock().mono();
-        let Turn::Admitted(first) = gate.admit("c1", &req, arrived, 5_000, Some("s1")).unwrap()
-        else {
-            panic!()
-        };
-        let f = gate.finish("c1", Some("s1"), &[]).unwrap();
-        assert_eq!(f.sites, ["a.com"]);
-        let finished = f.at();
-        let Turn::Admitted(second) = gate.admit("c2", &req, arrived, 5_000, Some("s2")).unwrap()
-        else {
-            panic!()
-        };
-        assert!(
-            second.at_ms >= finished + 300,
-            "{first:?} {finished} {second:?}"
-        );
-        let mut r = Record::new(Kind::Admit, second.at_ms, "navigate");
-        r.sites = vec!["a.com".to_owned()];
-        s.log(&r);
-        let (records, bad) = s.read_log().unwrap();
-        assert_eq!(bad, 0);
-        assert_eq!(records.len(), 2);
-        assert_eq!(records[0].event, Kind::Backend, "the empty server, noted");
-        assert_eq!(records[1], r);
-    }
-
-    #[test]
-    fn a_multi_site_call_holds_what_it_took_until_it_has_all() {
-        let server = Server::start();
-        let s = store(&server, "multi");
-        let gate = Gate::new(&s);
-        let p = Policy {
-            interval_ms: 200,
-            hold_ms: 60_000,
-            budget: None,
-        };
-        // b.com is busy for a while: the call takes a.com, waits for b.com.
-        s.try_admit(
-            "b.com",
-            "busy",
-            &Policy { hold_ms: 700, ..p },
-            None,
-            soon(&s),
-        )
-        .unwrap();
-        let reqs = [SiteRequest::new("a.com", p), SiteRequest::new("b.com", p)];
-        let arrived = s.clock().mono();
-        let Turn::Admitted(a) = gate.admit("multi", &reqs, arrived, 10_000, None).unwrap() else {
-            panic!()
-        };
-        assert!(a.waited_ms >= 800, "{a:?}");
-        let state = s.site_state("a.com").unwrap().unwrap();
-        assert_eq!(state.in_flight.len(), 1);
-        assert_eq!(
-            state.in_flight[0].lease, None,
-            "confirmed: an ordinary hold now"
-        );
-        assert_eq!(state.in_flight[0].until_ms, a.at_ms + 60_000);
-    }
-
-    #[test]
     fn the_scripts_constants_are_the_crates() {
         let lua = include_str!("redis/base.lua");
         for (name, value) in [
-            ("SLACK", crate::decision::CLOCK_SLACK_MS),
-            ("CEILING", crate::decision::CEILING_MS),
-            ("MAX_BUDGET", u64::from(crate::decision::MAX_BUDGET_CALLS)),
+            ("SLACK", crate::pacing::decision::CLOCK_SLACK_MS),
+            ("CEILING", crate::pacing::decision::CEILING_MS),
+            (
+                "MAX_BUDGET",
+                u64::from(crate::pacing::decision::MAX_BUDGET_CALLS),
+            ),
             ("STATE_TTL", STATE_TTL_MS),
             ("WAKE_TTL", WAKE_TTL_MS),
         ] {
