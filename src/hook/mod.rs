@@ -130,12 +130,13 @@ pub(crate) fn call_key(event: &HookEvent, clock: &dyn Clock) -> String {
     }
 }
 
-/// Log a line without a store, if the state directory exists: skips touch
-/// no state.
+/// Log a line without a store: skips touch no state. The state directory
+/// is made (private) if it is not there yet, or the first calls on a fresh
+/// machine, often reads (`list_pages`, a snapshot), would leave no line.
 fn log_light(ctx: &dyn Context, event: &HookEvent, kind: Kind, why: &str) {
     let mut r = record(event, kind, ctx.clock().now_floor());
     r.reason = Some(why.to_owned());
-    ctx.log_light(&r, false);
+    ctx.log_light(&r, true);
 }
 
 fn pre(ctx: &dyn Context, event: &HookEvent, arrived: Mono) -> Result<Outcome> {
@@ -223,7 +224,7 @@ fn pace_verdict(
 }
 
 /// Log a tool nobody knows, under its full name, so that `status` can show
-/// how to declare it. Unlike a skip's line, this one creates the state
+/// how to declare it. Like a skip's line, this one creates the state
 /// directory: on a fresh machine the first unknown tool is the one to see.
 fn log_unknown(ctx: &dyn Context, event: &HookEvent, why: &str) {
     let mut r = record(event, Kind::Unknown, ctx.clock().now_floor());
