@@ -85,6 +85,15 @@ const READ_ONLY: &[(&str, &str)] = &[
     ("screencast_start", "records the screen"),
     ("screencast_stop", "records the screen"),
     ("get_os_app_state", "reads an app's state"),
+    ("get_css_styles", "reads the page's styles"),
+    ("analyze_heapsnapshot_contexts", "reads the page's memory"),
+    ("list_3p_developer_tools", "lists the page's tools"),
+    (
+        "install_extension",
+        "installs an extension from a local folder",
+    ),
+    ("uninstall_extension", "uninstalls an extension"),
+    ("uninstall_pwa", "uninstalls an app"),
 ];
 
 /// Families of read-only tools, by prefix.
@@ -103,6 +112,10 @@ const PACED: &[&str] = &[
     "press_key",
     "handle_dialog",
     "execute_webmcp_tool",
+    "execute_3p_developer_tool",
+    // An extension's code runs on the page it acts on.
+    "reload_extension",
+    "trigger_extension_action",
 ];
 
 /// The family as settings name it, for `doctor`: the server's usual tools, under its usual name.
@@ -232,6 +245,23 @@ impl Profile for DevTools {
                     why: "audits the page as it is",
                 },
                 _ => on_page("lighthouse_audit navigation".to_owned()),
+            },
+            // Installing fetches the app's manifest and pages from its URL.
+            "install_pwa" => match str_at(input, "installUrlOrBundleUrl") {
+                Some(url) => navigation(url, None, tool),
+                None => Verdict::Pace {
+                    target: Target::Unknown,
+                    label: tool.to_owned(),
+                },
+            },
+            // An app opens at `url`, else at its start URL, which the call
+            // does not show: every site pace-hook knows.
+            "launch_pwa" => match str_at(input, "url") {
+                Some(url) => navigation(url, None, tool),
+                None => Verdict::Pace {
+                    target: Target::Unknown,
+                    label: tool.to_owned(),
+                },
             },
             t if PACED.contains(&t) => on_page(t.to_owned()),
             _ => return None,
@@ -528,11 +558,34 @@ mod tests {
                 label: "click".into()
             }
         );
+        // A tool of a later version, that this profile does not list yet:
+        // the selected page.
         assert_eq!(
-            dt("install_pwa", json!({})),
+            dt("some_later_tool", json!({})),
             Verdict::Pace {
                 target: Target::Tab(current()),
+                label: "some_later_tool".into()
+            }
+        );
+        // An app goes where its URL says; without one, anywhere.
+        assert_eq!(
+            dt(
+                "install_pwa",
+                json!({"installUrlOrBundleUrl": "https://app.example.com/"})
+            ),
+            Verdict::Pace {
+                target: Target::Url {
+                    url: "https://app.example.com/".into(),
+                    tab: None
+                },
                 label: "install_pwa".into()
+            }
+        );
+        assert_eq!(
+            dt("launch_pwa", json!({"manifestId": "m"})),
+            Verdict::Pace {
+                target: Target::Unknown,
+                label: "launch_pwa".into()
             }
         );
     }

@@ -77,6 +77,12 @@ const READ_ONLY: &[(&str, &str)] = &[
     ("browser_tab_list", "lists tabs"),
     ("browser_tab_select", "switches tabs"),
     ("browser_tab_close", "closes a tab"),
+    ("browser_emulate_media", "emulates media features"),
+    ("browser_start_recording", "records the user's actions"),
+    ("browser_stop_recording", "records the user's actions"),
+    ("browser_video_chapter", "marks the recording"),
+    ("browser_video_show_actions", "marks the recording"),
+    ("browser_video_hide_actions", "marks the recording"),
 ];
 
 /// Families of read-only tools, by prefix.
@@ -239,6 +245,15 @@ impl Profile for Playwright {
                     }
                 }
             }
+            // Resumes a paused test script: one action at a time with
+            // `step`, else every action it has left, with no gap between.
+            "browser_resume" => match input.get("step").and_then(serde_json::Value::as_bool) {
+                Some(true) => on_page(page),
+                _ => Verdict::Block {
+                    why: "it resumes a paused script, which then runs every action it has left with no gap between their requests".to_owned(),
+                    instead: "Resume with `step: true`, one action per browser_resume call".to_owned(),
+                },
+            },
             t if PACED.contains(&t) => on_page(page),
             _ => return None,
         })

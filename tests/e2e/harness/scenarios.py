@@ -108,13 +108,15 @@ def playwright():
         [pw("browser_tabs", action="new", url=NEWS + "/n2")],
         [pw("browser_navigate", url=NEWS + "/slow?ms=4000")],
         [pw("browser_navigate", url=NEWS + "/d")],
+        # Read-only in 0.0.83, and missing from the profile before issue 17.
+        [pw("browser_emulate_media", colorScheme="dark")],
         [say("Done.")],
     ]
     c = "pw"
     return Scenario(
         "playwright",
         "Playwright MCP: navigate, two navigations in one turn, snapshot, click a link, another site, back, "
-        "a failing navigation, a two-fetch evaluate, a page.goto loop, a new tab with a URL, a slow page",
+        "a failing navigation, a two-fetch evaluate, a page.goto loop, a new tab with a URL, a slow page, emulate_media",
         [CliPlan(c, ["playwright"], steps)],
         arrive=[
             ("shop.example.com", "/"),
@@ -130,7 +132,7 @@ def playwright():
         never=["/api/", "/loop/"],
         blocked=[Call(c, 8), Call(c, 9)],
         failed=[Call(c, 6)],
-        skipped=[Call(c, 2)],
+        skipped=[Call(c, 2), Call(c, 13)],
         paced=[Call(c, 0), Call(c, 1, 0), Call(c, 1, 1), Call(c, 3), Call(c, 4), Call(c, 5), Call(c, 7), Call(c, 10), Call(c, 11), Call(c, 12)],
     )
 
@@ -152,13 +154,16 @@ def devtools():
         lambda t: [dt("navigate_page", pageId=max(page_ids(t)), type="url", url=NEWS + "/b")],
         lambda t: [dt("navigate_page", pageId=first["id"], type="url", url=SHOP + "/c")],
         lambda t: [dt("evaluate_script", pageId=first["id"], function=TWO_FETCHES)],
+        lambda t: [dt("take_snapshot", pageId=first["id"])],
+        # Read-only in 1.11.0, and missing from the profile before issue 17.
+        lambda t: [dt("get_css_styles", pageId=first["id"], uid=uid(t, "Next page"))],
         [say("Done.")],
     ]
     c = "dt"
     return Scenario(
         "devtools",
         "Chrome DevTools MCP with pageId: navigate_page twice, a snapshot, a click on a link, new_page on another "
-        "site, navigate_page there, back on the first page, a two-fetch evaluate_script",
+        "site, navigate_page there, another on the first page, a two-fetch evaluate_script, get_css_styles",
         [CliPlan(c, ["chrome-devtools"], steps)],
         arrive=[
             ("shop.example.com", "/"),
@@ -170,7 +175,7 @@ def devtools():
         ],
         never=["/api/"],
         blocked=[Call(c, 8)],
-        skipped=[Call(c, 0), Call(c, 3)],
+        skipped=[Call(c, 0), Call(c, 3), Call(c, 9), Call(c, 10)],
         paced=[Call(c, 1), Call(c, 2), Call(c, 4), Call(c, 5), Call(c, 6), Call(c, 7)],
     )
 
