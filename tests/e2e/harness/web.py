@@ -8,6 +8,8 @@ a browser makes no request of its own after the page's load event.
 
 import http.server
 import json
+import select
+import socket
 import ssl
 import threading
 import time
@@ -62,6 +64,17 @@ class Log:
         with self.lock:
             return [r for r in self.records[mark:] if "end" in r]
 
+    def settle(self, mark, limit=30):
+        """Wait (at most `limit` s) until every request since `mark` has
+        ended: a response still being served has not shown its end yet."""
+        deadline = time.time() + limit
+        while time.time() < deadline:
+            with self.lock:
+                if all("end" in r for r in self.records[mark:]):
+                    return True
+            time.sleep(0.05)
+        return False
+
     def mark(self):
         with self.lock:
             return len(self.records)
@@ -107,8 +120,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         else:
             status, body, ctype = self.route(host, url, query)
-        if url.path == "/slow":
-            time.sleep(int(query.get("ms", ["3000"])[0]) / 1000)
+        if url.path == "/slow" and self.wait_or_abort(int(query.get("ms", ["3000"])[0]) / 1000):
+            # The browser gave up on the page (a next navigation cut its load
+            # short): that is the end of this response at the site.
+            record["status"] = 0
+            record["aborted"] = True
+            record["end"] = time.time()
+            log.done(record)
+            self.close_connection = True
+            return
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
@@ -124,6 +144,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
         record["status"] = status
         record["end"] = time.time()
         log.done(record)
+
+    def wait_or_abort(self, seconds):
+        """Wait `seconds` before answering; True if the client closed the
+        connection meanwhile (seen on plain HTTP; over TLS it just waits)."""
+        deadline = time.time() + seconds
+        sock = self.connection
+        while (left := deadline - time.time()) > 0:
+            if isinstance(sock, ssl.SSLSocket):
+                time.sleep(min(left, 0.05))
+                continue
+            readable, _, _ = select.select([sock], [], [], min(left, 0.05))
+            if readable:
+                try:
+                    data = sock.recv(1, socket.MSG_PEEK)
+                except OSError:
+                    data = b""
+                if not data:
+                    return True
+                time.sleep(min(left, 0.05))
+        return False
 
     def route(self, host, url, query):
         path = url.path
