@@ -54,6 +54,8 @@ pub(crate) struct HookEvent {
     pub(crate) response_object: Option<Value>,
     /// `error` of a PostToolUseFailure.
     pub(crate) error: Option<String>,
+    /// `duration_ms` of a Post: how long the tool ran.
+    pub(crate) duration_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -67,6 +69,7 @@ struct RawEvent {
     #[serde(default)]
     tool_response: Texts,
     error: Option<Value>,
+    duration_ms: Option<Value>,
 }
 
 /// Visitor methods that take a JSON scalar as "no text": a response of an
@@ -241,6 +244,9 @@ impl HookEvent {
             response_texts: raw.tool_response.0,
             response_object: raw.tool_response.1,
             error,
+            duration_ms: raw
+                .duration_ms
+                .and_then(|d| d.as_u64().or_else(|| d.as_f64().map(|f| f as u64))),
         })
     }
 

@@ -385,14 +385,13 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
         input: &event.tool_input,
         session: event.session_id.as_deref(),
     };
-    let learned = profile.learn(
-        &call,
-        &ToolOutcome {
-            texts: &event.response_texts,
-            object: event.response_object.as_ref(),
-            error: event.error.as_deref(),
-        },
-    );
+    let outcome = ToolOutcome {
+        texts: &event.response_texts,
+        object: event.response_object.as_ref(),
+        error: event.error.as_deref(),
+    };
+    let learned = profile.learn(&call, &outcome);
+    let loading = profile.still_loading(&call, &outcome, event.duration_ms);
     // The sites the call's tab shows it is on: a call admitted on an
     // unknown tab, or on a tab the map had wrong, reached them, so the next
     // call there must count from this finish.
@@ -413,16 +412,33 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
             keys
         })
         .unwrap_or_default();
-    // The finish first: it is what the next call's wait counts from.
+    // The finish first: it is what the next call's wait counts from. A
+    // call whose page may still be loading is not finished: it keeps its
+    // sites for a full hold from now.
     let mut finished = Vec::new();
-    if event.tool_use_id.is_some() || !revealed.is_empty() {
+    let mut held = None;
+    if loading {
+        held = hold_loading(event, store, config).map_err(|e| not_recorded(&what, &e, config))?;
+    }
+    if held.is_none() && (event.tool_use_id.is_some() || !revealed.is_empty()) {
         finished = record_finish(event, store, tool, &revealed)
             .map_err(|e| not_recorded(&what, &e, config))?;
     }
     // Then what the sites said about the pace: a 429 or 503 holds the site
     // back; a success resets the doubling.
-    let told = listen(event, store, config, &learned.statuses, &finished)
+    let mut told = listen(event, store, config, &learned.statuses, &finished)
         .map_err(|e| not_recorded(&what, &e, config))?;
+    if let Some(sites) = held.filter(|s| !s.is_empty()) {
+        let note = format!(
+            "pace-hook keeps {} held for up to {}: `{tool}` ended while the page it started may still be loading (the server stopped waiting for it), and a next request would cut that load short. Work on other sites meanwhile.",
+            sites.join(", "),
+            format_duration(config.hold_ms)
+        );
+        told = Some(match told {
+            Some(t) => format!("{t} {note}"),
+            None => note,
+        });
+    }
     if learned.tabs.is_empty() && learned.current.is_none() {
         return Ok(told);
     }
@@ -597,6 +613,24 @@ fn record_finish(
         store.log(&r);
     }
     Ok(f.sites)
+}
+
+/// Keep a call whose page may still be loading in flight on its sites for
+/// a full hold from now, and close its record so that its agent's next call
+/// does not finish it either: the load ends at the site when the browser is
+/// done, which no event shows. Returns the sites held; `None` if this gate
+/// did not admit the call.
+fn hold_loading(
+    event: &HookEvent,
+    store: &dyn Store,
+    config: &Config,
+) -> Result<Option<Vec<String>>> {
+    let key = call_key(event, store.clock());
+    let Some(record) = store.take_call(&key, event.agent().as_deref())? else {
+        return Ok(None);
+    };
+    Gate::new(store).extend(&key, &record.sites, config.hold_ms)?;
+    Ok(Some(record.sites))
 }
 
 fn not_recorded(what: &str, e: &Error, config: &Config) -> PostFailure {

@@ -247,6 +247,20 @@ pub(crate) trait Profile: Sync {
         false
     }
 
+    /// Whether the result of `call` says, or cannot rule out, that a
+    /// navigation the call started is still loading: the server stopped
+    /// waiting for it (a click's page that answers slowly). The site then
+    /// stays held, since the next request would cut that load short at the
+    /// site, with no gap at all. `duration_ms` is how long the call took.
+    fn still_loading(
+        &self,
+        _call: &Call<'_>,
+        _outcome: &Outcome<'_>,
+        _duration_ms: Option<u64>,
+    ) -> bool {
+        false
+    }
+
     /// [`Profile::classify`], with an unlisted tool paced on
     /// [`Profile::page`].
     fn classify_or_page(&self, call: &Call<'_>) -> Verdict {

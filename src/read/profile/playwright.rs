@@ -259,6 +259,21 @@ impl Profile for Playwright {
         })
     }
 
+    /// An action gives up on a navigation it started after its timeout
+    /// (5 s: `Timeout 5000ms exceeded.` with the call log's `waiting for
+    /// scheduled navigations to finish`), and `browser_navigate` after the
+    /// navigation timeout; the browser goes on loading. Any timeout of a
+    /// call that may navigate cannot rule that out.
+    fn still_loading(
+        &self,
+        call: &Call<'_>,
+        outcome: &Outcome<'_>,
+        _duration_ms: Option<u64>,
+    ) -> bool {
+        outcome.error.is_some_and(timed_out)
+            && matches!(self.classify(call), Some(Verdict::Pace { .. }) | None)
+    }
+
     fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
         let browser = browser(call);
         let mut learned = Learned::default();
@@ -290,6 +305,12 @@ impl Profile for Playwright {
 
 fn browser(call: &Call<'_>) -> String {
     session_browser("playwright", "playwright", call)
+}
+
+/// Whether an error says the call ran out of time (Playwright's `Timeout
+/// 5000ms exceeded`, `TimeoutError`).
+pub(super) fn timed_out(error: &str) -> bool {
+    error.contains("Timeout") || error.contains("timed out") || error.contains("timeout")
 }
 
 fn read_only(tool: &str) -> Option<&'static str> {
@@ -619,6 +640,38 @@ mod tests {
             crate::read::resolve::hosts_of_url(crate::read::profile::UNREADABLE_URL),
             [crate::read::resolve::ANY_HOST]
         );
+    }
+
+    fn loading(tool: &str, error: Option<&str>) -> bool {
+        let input = input(json!({"target": "e7"}));
+        let call = Call {
+            tool,
+            server: "playwright",
+            input: &input,
+            session: Some("A"),
+        };
+        let outcome = Outcome {
+            texts: &[],
+            object: None,
+            error,
+        };
+        Playwright.still_loading(&call, &outcome, Some(5_100))
+    }
+
+    /// Issue 17: a click on a link whose page answers slowly gives up after
+    /// 5 s while the browser goes on loading.
+    #[test]
+    fn a_click_that_timed_out_waiting_for_its_navigation_is_still_loading() {
+        let timed_out = "### Error\nTimeoutError: browserBackend.callTool: Timeout 5000ms exceeded.\nCall log:\n  - performing click action\n  - click action done\n  - waiting for scheduled navigations to finish\n";
+        assert!(loading("browser_click", Some(timed_out)));
+        assert!(loading("browser_navigate", Some(timed_out)));
+        // An error that is no timeout, a success, and a read are not.
+        assert!(!loading(
+            "browser_navigate",
+            Some("### Error\nError: net::ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH")
+        ));
+        assert!(!loading("browser_click", None));
+        assert!(!loading("browser_snapshot", Some(timed_out)));
     }
 
     fn pw(tool: &str, v: Value) -> Verdict {

@@ -29,7 +29,9 @@ import tools
 import web
 
 INTERVAL = 3.0
-CONFIG = 'interval = "3s"\nin_flight_hold = "60s"\nmax_wait = "100s"\n'
+# A short hold: a click whose page may still be loading holds its site
+# that long (slow-click), and nothing else here runs without its Post.
+CONFIG = 'interval = "3s"\nin_flight_hold = "20s"\nmax_wait = "100s"\n'
 # A read-only call is not paced: its hook answers well inside one interval.
 SKIP_LIMIT = 1.5
 
@@ -93,7 +95,7 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
     cli.end_everything()
     for c in clis.values():
         shutil.rmtree(c.env["TMPDIR"], ignore_errors=True)
-    time.sleep(0.2)
+    settled = site.log.settle(mark)
     records = site.log.since(mark)
     for m, ep in models.values():
         ep.close()
@@ -107,6 +109,7 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
         ck.check(not m.errors, "cli %s: the tools answered as the script expects %s" % (plan.name, m.errors))
         ck.check(played >= len(plan.steps) - 1, "cli %s played all %d turns (last turn %d, result %s)" % (plan.name, len(plan.steps), played, res.get("subtype")))
 
+    ck.check(settled, "every request the website got in this scenario ended")
     agent = web.agent_requests(records)
     arrived = {(r["site"], r["path"]) for r in agent}
     for host, path in sc.arrive:
@@ -197,7 +200,7 @@ def main():
     root = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="pace-hook-e2e-"))
     root.mkdir(parents=True, exist_ok=True)
     ca, cert, key = pki.make(root / "pki", list(web.SITES))
-    site = web.Website(root / "website.jsonl", cert, key, args.http_port, args.https_port)
+    site = web.Website(root / "website.jsonl", cert, key, args.http_port, args.https_port, scenarios.SLOW_LINK_MS)
     site.ca = ca
     config_path = root / "pace-hook.toml"
     config_path.write_text(CONFIG)

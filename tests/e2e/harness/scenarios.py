@@ -257,4 +257,44 @@ def installed():
     )
 
 
-ALL = [playwright, devtools, webfetch, two_clis, mixed, installed]
+def slow_click():
+    """A click on a link whose page answers after 15 s: Playwright's click
+    gives up after 5 s (a PostToolUseFailure), DevTools' answers after
+    about 6 s as if done; the browser goes on loading, and the next
+    navigation would cut that load short at the site."""
+    first = {}
+
+    def remember(t):
+        first["id"] = page_ids(t)[0]
+        return [dt("navigate_page", pageId=first["id"], type="url", url=NEWS + "/s1")]
+
+    pw_steps = [
+        [pw("browser_navigate", url=SHOP + "/s1")],
+        [pw("browser_snapshot")],
+        lambda t: [pw("browser_click", target=ref(t, "Slow page"), element="Slow page link")],
+        [pw("browser_navigate", url=SHOP + "/s2")],
+        [say("Done.")],
+    ]
+    dt_steps = [
+        [dt("list_pages")],
+        remember,
+        lambda t: [dt("take_snapshot", pageId=first["id"])],
+        lambda t: [dt("click", pageId=first["id"], uid=uid(t, "Slow page"))],
+        lambda t: [dt("navigate_page", pageId=first["id"], type="url", url=NEWS + "/s2")],
+        [say("Done.")],
+    ]
+    slow = "/slow?ms=%d" % SLOW_LINK_MS
+    return Scenario(
+        "slow-click",
+        "a click on a link whose page takes 15 s, on Playwright (shop) and DevTools (news) at once, then a navigation",
+        [CliPlan("ps", ["playwright"], pw_steps), CliPlan("ds", ["chrome-devtools"], dt_steps)],
+        arrive=[(h, p) for h in ("shop.example.com", "news.example.org") for p in ("/s1", slow, "/s2")],
+        skipped=[Call("ps", 1), Call("ds", 0), Call("ds", 2)],
+        paced=[Call("ps", 0), Call("ps", 2), Call("ps", 3), Call("ds", 1), Call("ds", 3), Call("ds", 4)],
+    )
+
+
+# The "Slow page" link on every page answers after this long.
+SLOW_LINK_MS = 15000
+
+ALL = [playwright, devtools, webfetch, two_clis, mixed, installed, slow_click]
