@@ -73,7 +73,7 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
     for plan in sc.clis:
         m = model.Model(plan.name, plan.steps, work / ("model-%s.jsonl" % plan.name))
         ep = model.Endpoint(m)
-        hook = ("installed" if sc.install else "wrapped") if hooked else "none"
+        hook = ("installed" if sc.install or sc.plugin else "wrapped") if hooked else "none"
         c = cli.Cli(pieces, work, plan.name, ep.url, plan.servers, hook, gate_env, site.ca)
         models[plan.name], clis[plan.name] = (m, ep), c
     if sc.install and hooked:
@@ -88,6 +88,20 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
         after = subprocess.run([str(pieces.pace_hook), "doctor"], cwd=c.project, env=env, capture_output=True, text=True)
         (work / "doctor-after.txt").write_text(after.stdout + after.stderr)
         ck.check(after.returncode == 0, "doctor after install finds it sound (exit %d): %s" % (after.returncode, after.stdout.strip().splitlines()[-1:]))
+    if sc.plugin and hooked:
+        c = clis[sc.clis[0].name]
+        # The plugin's launcher runs `pace-hook` from PATH.
+        bindir = c.dir / "bin"
+        bindir.mkdir()
+        (bindir / "pace-hook").symlink_to(pieces.pace_hook)
+        c.env["PATH"] = "%s:%s" % (bindir, c.env["PATH"])
+        for what, args in (
+            ("marketplace add", ["plugin", "marketplace", "add", str(pieces.repo)]),
+            ("install", ["plugin", "install", "pace-hook@pace-hook"]),
+        ):
+            r = subprocess.run([str(pieces.claude), *args], cwd=c.project, env=c.env, capture_output=True, text=True, timeout=120)
+            (work / ("plugin-%s.txt" % what.replace(" ", "-"))).write_text(r.stdout + r.stderr)
+            ck.check(r.returncode == 0, "claude plugin %s (exit %d): %s" % (what, r.returncode, (r.stdout + r.stderr).strip()[-160:]))
     for c in clis.values():
         c.start()
     for c in clis.values():
@@ -145,7 +159,7 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
         for call in sc.skipped:
             skip = [e for e in log if e["event"] == "skip" and e.get("call", "").endswith(call.id())]
             ck.check(bool(skip), "%s passed as read-only (a skip in the gate log)" % (results.get(call.id(), {}).get("name")))
-        if not sc.install:
+        if not (sc.install or sc.plugin):
             codes = sorted({h["code"] for h in hooks})
             ck.check(set(codes) <= {0, 2}, "every hook run exited 0 or 2 (%s; %d runs)" % (codes, len(hooks)))
             for call in sc.blocked:
@@ -165,6 +179,9 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
         else:
             admits = [e for e in log if e["event"] == "admit"]
             ck.check(len(admits) >= len(sc.paced), "the installed hook admitted %d paced calls (gate log)" % len(admits))
+            if sc.plugin:
+                told = [results.get(call.id(), {}).get("text", "") for call in sc.blocked]
+                ck.check(all("pace-hook-launcher" in t for t in told), "the blocks came through the plugin's launcher")
         g = subprocess.run([str(pieces.pace_hook), "gaps"], env=dict(os.environ, **gate_env), capture_output=True, text=True)
         (work / "gaps.txt").write_text(g.stdout + g.stderr)
         ck.check(g.returncode == 0, "pace-hook gaps finds no short gap in the gate log (exit %d)" % g.returncode)

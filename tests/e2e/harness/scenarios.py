@@ -78,7 +78,7 @@ class Scenario:
     `failed`, `skipped`, `paced`: scripted calls and what the hook must
     have made of them."""
 
-    def __init__(self, name, what, clis, arrive=(), never=(), blocked=(), failed=(), skipped=(), paced=(), install=False):
+    def __init__(self, name, what, clis, arrive=(), never=(), blocked=(), failed=(), skipped=(), paced=(), install=False, plugin=False):
         self.name = name
         self.what = what
         self.clis = clis
@@ -89,6 +89,7 @@ class Scenario:
         self.skipped = list(skipped)
         self.paced = list(paced)
         self.install = install
+        self.plugin = plugin
 
 
 def playwright():
@@ -257,6 +258,27 @@ def installed():
     )
 
 
+def plugin():
+    steps = [
+        [pw("browser_navigate", url=SHOP + "/g1")],
+        [pw("browser_navigate", url=SHOP + "/g2")],
+        [pw("browser_evaluate", function=TWO_FETCHES)],
+        [pw("browser_navigate", url=SHOP + "/g3")],
+        [say("Done.")],
+    ]
+    c = "pl"
+    return Scenario(
+        "plugin",
+        "the hook as the plugin brings it (`claude plugin marketplace add` this repository, `claude plugin install`)",
+        [CliPlan(c, ["playwright"], steps)],
+        arrive=[("shop.example.com", "/g1"), ("shop.example.com", "/g2"), ("shop.example.com", "/g3")],
+        never=["/api/"],
+        blocked=[Call(c, 2)],
+        paced=[Call(c, 0), Call(c, 1), Call(c, 3)],
+        plugin=True,
+    )
+
+
 def slow_click():
     """A click on a link whose page answers after 15 s: Playwright's click
     gives up after 5 s (a PostToolUseFailure), DevTools' answers after
@@ -297,4 +319,4 @@ def slow_click():
 # The "Slow page" link on every page answers after this long.
 SLOW_LINK_MS = 15000
 
-ALL = [playwright, devtools, webfetch, two_clis, mixed, installed, slow_click]
+ALL = [playwright, devtools, webfetch, two_clis, mixed, installed, plugin, slow_click]
