@@ -71,7 +71,7 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
     mark = site.log.mark()
     models, clis = {}, {}
     for plan in sc.clis:
-        m = model.Model(plan.name, plan.steps, work / ("model-%s.jsonl" % plan.name))
+        m = model.Model(plan.name, plan.steps, work / ("model-%s.jsonl" % plan.name), plan.subagents)
         ep = model.Endpoint(m)
         hook = ("installed" if sc.install or sc.plugin else "wrapped") if hooked else "none"
         c = cli.Cli(pieces, work, plan.name, ep.url, plan.servers, hook, gate_env, site.ca)
@@ -119,7 +119,10 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
         c, (m, _) = clis[plan.name], models[plan.name]
         res = c.result() or {}
         ck.check(not c.timed_out, "cli %s ended by itself in %.0f s" % (plan.name, c.elapsed))
-        played = max((t["turn"] for t in m.told), default=-1)
+        for marker, sub in plan.subagents.items():
+            got = max((t["turn"] for t in m.told if t.get("agent") == marker), default=-1)
+            ck.check(got >= len(sub) - 1, "cli %s: subagent %s played all %d turns (last turn %d)" % (plan.name, marker, len(sub), got))
+        played = max((t["turn"] for t in m.told if not t.get("agent")), default=-1)
         ck.check(not m.errors, "cli %s: the tools answered as the script expects %s" % (plan.name, m.errors))
         ck.check(played >= len(plan.steps) - 1, "cli %s played all %d turns (last turn %d, result %s)" % (plan.name, len(plan.steps), played, res.get("subtype")))
 

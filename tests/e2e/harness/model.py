@@ -50,9 +50,13 @@ class Model:
     """One scenario's script for one CLI. `steps` are functions of the
     previous Turn returning the next turn's blocks (or plain lists)."""
 
-    def __init__(self, name, steps, log_path):
+    def __init__(self, name, steps, log_path, subagents=None):
         self.name = name
         self.steps = steps
+        # Subagents' own scripts, by a marker their task's prompt carries:
+        # a subagent's conversation starts afresh, so its turns are counted
+        # apart from the main agent's.
+        self.subagents = subagents or {}
         self.log_path = log_path
         self.lock = threading.Lock()
         self.calls = {}  # tool_use_id -> (name, input)
@@ -70,6 +74,9 @@ class Model:
             return [say("Fine.")], "end_turn"
         messages = body.get("messages") or []
         index = sum(1 for m in messages if m.get("role") == "assistant")
+        first = json.dumps(messages[0].get("content")) if messages else ""
+        conv = next((k for k in self.subagents if k in first), None)
+        steps = self.subagents[conv] if conv else self.steps
         last = messages[-1] if messages else {}
         results, texts = [], []
         content = last.get("content")
@@ -92,14 +99,15 @@ class Model:
         turn = Turn(index, results, texts)
         with self.lock:
             self.told.append(
-                {"turn": index, "at": time.time(), "results": results, "texts": texts}
+                {"turn": index, "agent": conv, "at": time.time(), "results": results, "texts": texts}
             )
             with open(self.log_path, "a", encoding="utf-8") as f:
                 f.write(json.dumps(self.told[-1]) + "\n")
-            if index in self.played:
-                blocks = self.played[index]
-            elif index < len(self.steps):
-                step = self.steps[index]
+            key = (conv, index)
+            if key in self.played:
+                blocks = self.played[key]
+            elif index < len(steps):
+                step = steps[index]
                 try:
                     blocks = step(turn) if callable(step) else step
                 except LookupError as e:
@@ -111,12 +119,12 @@ class Model:
                 blocks = [dict(b) for b in blocks]
                 for i, b in enumerate(blocks):
                     if b["type"] == "tool_use":
-                        b["id"] = "toolu_e2e_%s_%02d_%d" % (self.name, index, i)
+                        b["id"] = "toolu_e2e_%s_%02d_%d" % (conv or self.name, index, i)
                         self.calls[b["id"]] = (b["name"], b["input"])
-                self.played[index] = blocks
+                self.played[key] = blocks
             else:
                 blocks = [say("Done.")]
-                self.played[index] = blocks
+                self.played[key] = blocks
         stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
         return blocks, stop
 

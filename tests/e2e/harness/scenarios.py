@@ -68,8 +68,9 @@ class Call:
 
 
 class CliPlan:
-    def __init__(self, name, servers, steps):
+    def __init__(self, name, servers, steps, subagents=None):
         self.name, self.servers, self.steps = name, servers, steps
+        self.subagents = subagents or {}
 
 
 class Scenario:
@@ -279,6 +280,31 @@ def plugin():
     )
 
 
+def subagents():
+    """The main agent navigates, hands a task to a subagent (run in the
+    foreground) that navigates the same site in the same browser, and
+    navigates again: one gate for both agents."""
+    main = [
+        [pw("browser_navigate", url=SHOP + "/m1")],
+        [use("Agent", description="Visit two pages", subagent_type="general-purpose", run_in_background=False,
+             prompt="SUBAGENT-sa: visit the two pages of the plan.")],
+        [pw("browser_navigate", url=SHOP + "/m2")],
+        [say("Done.")],
+    ]
+    sub = [
+        [pw("browser_navigate", url=SHOP + "/t1")],
+        [pw("browser_navigate", url=SHOP + "/t2")],
+        [say("Visited both.")],
+    ]
+    return Scenario(
+        "subagents",
+        "a subagent (the Agent tool) navigating the site its main agent is on, between the main agent's navigations",
+        [CliPlan("ma", ["playwright"], main, {"SUBAGENT-sa": sub})],
+        arrive=[("shop.example.com", p) for p in ("/m1", "/t1", "/t2", "/m2")],
+        paced=[Call("ma", 0), Call("ma", 2), Call("SUBAGENT-sa", 0), Call("SUBAGENT-sa", 1)],
+    )
+
+
 def slow_click():
     """A click on a link whose page answers after 15 s: Playwright's click
     gives up after 5 s (a PostToolUseFailure), DevTools' answers after
@@ -319,4 +345,4 @@ def slow_click():
 # The "Slow page" link on every page answers after this long.
 SLOW_LINK_MS = 15000
 
-ALL = [playwright, devtools, webfetch, two_clis, mixed, installed, plugin, slow_click]
+ALL = [playwright, devtools, webfetch, two_clis, mixed, subagents, installed, plugin, slow_click]
