@@ -58,6 +58,8 @@ pub(crate) struct HookEvent {
     /// (the agent kills a hook at its own timeout, and the call then runs
     /// unpaced): the config's `max_wait` applies only below it.
     pub(crate) max_wait_ms: Option<u64>,
+    /// `duration_ms` of a Post: how long the tool ran.
+    pub(crate) duration_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -71,6 +73,7 @@ struct RawEvent {
     #[serde(default)]
     tool_response: Texts,
     error: Option<Value>,
+    duration_ms: Option<Value>,
 }
 
 /// Visitor methods that take a JSON scalar as "no text": a response of an
@@ -259,6 +262,9 @@ impl HookEvent {
             response_object: raw.tool_response.1,
             error,
             max_wait_ms: None,
+            duration_ms: raw
+                .duration_ms
+                .and_then(|d| d.as_u64().or_else(|| d.as_f64().map(|f| f as u64))),
         })
     }
 

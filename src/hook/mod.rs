@@ -141,12 +141,13 @@ pub(crate) fn call_key(event: &HookEvent, clock: &dyn Clock) -> String {
     }
 }
 
-/// Log a line without a store, if the state directory exists: skips touch
-/// no state.
+/// Log a line without a store: skips touch no state. The state directory
+/// is made (private) if it is not there yet, or the first calls on a fresh
+/// machine, often reads (`list_pages`, a snapshot), would leave no line.
 fn log_light(ctx: &dyn Context, event: &HookEvent, kind: Kind, why: &str) {
     let mut r = record(event, kind, ctx.clock().now_floor());
     r.reason = Some(why.to_owned());
-    ctx.log_light(&r, false);
+    ctx.log_light(&r, true);
 }
 
 fn pre(ctx: &dyn Context, event: &HookEvent, arrived: Mono) -> Result<Outcome> {
@@ -236,7 +237,7 @@ fn pace_verdict(
 }
 
 /// Log a tool nobody knows, under its full name, so that `status` can show
-/// how to declare it. Unlike a skip's line, this one creates the state
+/// how to declare it. Like a skip's line, this one creates the state
 /// directory: on a fresh machine the first unknown tool is the one to see.
 fn log_unknown(ctx: &dyn Context, event: &HookEvent, why: &str) {
     let mut r = record(event, Kind::Unknown, ctx.clock().now_floor());
@@ -412,14 +413,13 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
         input: &event.tool_input,
         session: event.session_id.as_deref(),
     };
-    let learned = profile.learn(
-        &call,
-        &ToolResult {
-            texts: &event.response_texts,
-            object: event.response_object.as_ref(),
-            error: event.error.as_deref(),
-        },
-    );
+    let outcome = ToolResult {
+        texts: &event.response_texts,
+        object: event.response_object.as_ref(),
+        error: event.error.as_deref(),
+    };
+    let learned = profile.learn(&call, &outcome);
+    let loading = profile.still_loading(&call, &outcome, event.duration_ms);
     // The sites the call's tab shows it is on: a call admitted on an
     // unknown tab, or on a tab the map had wrong, reached them, so the next
     // call there must count from this finish.
@@ -440,16 +440,33 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
             keys
         })
         .unwrap_or_default();
-    // The finish first: it is what the next call's wait counts from.
+    // The finish first: it is what the next call's wait counts from. A
+    // call whose page may still be loading is not finished: it keeps its
+    // sites for a full hold from now.
     let mut finished = Vec::new();
-    if event.tool_use_id.is_some() || !revealed.is_empty() {
+    let mut held = None;
+    if loading {
+        held = hold_loading(event, store, config).map_err(|e| not_recorded(&what, &e, config))?;
+    }
+    if held.is_none() && (event.tool_use_id.is_some() || !revealed.is_empty()) {
         finished = record_finish(event, store, tool, &revealed)
             .map_err(|e| not_recorded(&what, &e, config))?;
     }
     // Then what the sites said about the pace: a 429 or 503 holds the site
     // back; a success resets the doubling.
-    let told = listen(event, store, config, &learned.statuses, &finished)
+    let mut told = listen(event, store, config, &learned.statuses, &finished)
         .map_err(|e| not_recorded(&what, &e, config))?;
+    if let Some(sites) = held.filter(|s| !s.is_empty()) {
+        let note = format!(
+            "pace-hook keeps {} held for up to {}: `{tool}` ended while the page it started may still be loading (the server stopped waiting for it), and a next request would cut that load short. Work on other sites meanwhile.",
+            sites.join(", "),
+            format_duration(config.hold_ms)
+        );
+        told = Some(match told {
+            Some(t) => format!("{t} {note}"),
+            None => note,
+        });
+    }
     if learned.tabs.is_empty() && learned.current.is_none() {
         return Ok(told);
     }
@@ -625,6 +642,24 @@ fn record_finish(
         store.log(&r);
     }
     Ok(f.sites)
+}
+
+/// Keep a call whose page may still be loading in flight on its sites for
+/// a full hold from now, and close its record so that its agent's next call
+/// does not finish it either: the load ends at the site when the browser is
+/// done, which no event shows. Returns the sites held; `None` if this gate
+/// did not admit the call.
+fn hold_loading(
+    event: &HookEvent,
+    store: &dyn Store,
+    config: &Config,
+) -> Result<Option<Vec<String>>> {
+    let key = call_key(event, store.clock());
+    let Some(record) = store.take_call(&key, event.agent().as_deref())? else {
+        return Ok(None);
+    };
+    Gate::new(store).extend(&key, &record.sites, config.hold_ms)?;
+    Ok(Some(record.sites))
 }
 
 fn not_recorded(what: &str, e: &Error, config: &Config) -> PostFailure {

@@ -253,6 +253,22 @@ fn devtools_scripts_are_analysed_and_reads_skipped() {
     assert_eq!(gate.record("skip", "shot")["reason"], "takes a screenshot");
 }
 
+/// Issue 17: the first call of a run under the real CLI was DevTools'
+/// `list_pages`, a read, and its skip left no line in the gate log, since
+/// nothing had made the state directory yet.
+#[test]
+fn a_skip_before_the_state_directory_exists_writes_its_log_line() {
+    let gate = Gate::new("");
+    assert!(!gate.home().exists());
+    let list = call("mcp__chrome-devtools__list_pages", json!({}), "list", "A");
+    assert_pass(&gate.run(&list));
+    assert_eq!(gate.record("skip", "list")["reason"], "lists pages");
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&fs::metadata(gate.home()).unwrap().permissions())
+            & 0o777;
+    assert_eq!(mode, 0o700, "the state directory is private");
+}
+
 #[test]
 fn puppeteer_calls_are_paced_on_its_one_page() {
     let gate = Gate::new("interval = \"10ms\"\n");

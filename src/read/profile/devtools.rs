@@ -40,6 +40,11 @@ const SERVERS: &[&str] = &[
 /// and lists no page ids.
 const SLIM_PAGE: &str = "slim";
 
+/// How long an input tool waits for a navigation it started before it
+/// answers anyway (`WaitForHelper`'s navigation timeout, 3 s times the
+/// emulated network's multiplier, which is at least 1).
+const NAVIGATION_WAIT_MS: u64 = 3_000;
+
 /// The most page lines read from one listing.
 const MAX_PAGE_LINES: usize = 1_024;
 
@@ -85,6 +90,15 @@ const READ_ONLY: &[(&str, &str)] = &[
     ("screencast_start", "records the screen"),
     ("screencast_stop", "records the screen"),
     ("get_os_app_state", "reads an app's state"),
+    ("get_css_styles", "reads the page's styles"),
+    ("analyze_heapsnapshot_contexts", "reads the page's memory"),
+    ("list_3p_developer_tools", "lists the page's tools"),
+    (
+        "install_extension",
+        "installs an extension from a local folder",
+    ),
+    ("uninstall_extension", "uninstalls an extension"),
+    ("uninstall_pwa", "uninstalls an app"),
 ];
 
 /// Families of read-only tools, by prefix.
@@ -103,6 +117,10 @@ const PACED: &[&str] = &[
     "press_key",
     "handle_dialog",
     "execute_webmcp_tool",
+    "execute_3p_developer_tool",
+    // An extension's code runs on the page it acts on.
+    "reload_extension",
+    "trigger_extension_action",
 ];
 
 /// The family as settings name it, for `doctor`: the server's usual tools, under its usual name.
@@ -233,9 +251,55 @@ impl Profile for DevTools {
                 },
                 _ => on_page("lighthouse_audit navigation".to_owned()),
             },
+            // Installing fetches the app's manifest and pages from its URL.
+            "install_pwa" => match str_at(input, "installUrlOrBundleUrl") {
+                Some(url) => navigation(url, None, tool),
+                None => Verdict::Pace {
+                    target: Target::Unknown,
+                    label: tool.to_owned(),
+                },
+            },
+            // An app opens at `url`, else at its start URL, which the call
+            // does not show: every site pace-hook knows.
+            "launch_pwa" => match str_at(input, "url") {
+                Some(url) => navigation(url, None, tool),
+                None => Verdict::Pace {
+                    target: Target::Unknown,
+                    label: tool.to_owned(),
+                },
+            },
             t if PACED.contains(&t) => on_page(t.to_owned()),
             _ => return None,
         })
+    }
+
+    /// An input tool waits up to 3 s (more under emulated slow networks)
+    /// for a navigation it started, then answers as if done: `Successfully
+    /// clicked on the element` with no `Page navigated to` line, while the
+    /// page still loads. Such an answer after 3 s or more (or of unknown
+    /// duration) cannot rule out a pending navigation; nor can a timeout.
+    fn still_loading(
+        &self,
+        call: &Call<'_>,
+        outcome: &ToolResult<'_>,
+        duration_ms: Option<u64>,
+    ) -> bool {
+        let may_navigate = PACED.contains(&call.tool)
+            || matches!(call.tool, "navigate_page" | "new_page" | "navigate");
+        if !may_navigate {
+            return false;
+        }
+        match outcome.error {
+            Some(error) => super::playwright::timed_out(error),
+            None => {
+                PACED.contains(&call.tool)
+                    && !outcome
+                        .texts
+                        .iter()
+                        .any(|t| t.contains("Page navigated to "))
+                    && duration_ms.is_none_or(|d| d >= NAVIGATION_WAIT_MS)
+            }
+        }
     }
 
     fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
@@ -491,6 +555,57 @@ mod tests {
         crate::read::profile::tests::assert_examples_cover(&DevTools, SERVERS);
     }
 
+    fn loading(tool: &str, text: &str, error: Option<&str>, duration: Option<u64>) -> bool {
+        let input = input(json!({"pageId": 1, "uid": "1_4"}));
+        let call = Call {
+            tool,
+            server: "chrome-devtools",
+            input: &input,
+            session: Some("A"),
+        };
+        let texts = [text.to_owned()];
+        let outcome = ToolResult {
+            texts: &texts,
+            object: None,
+            error,
+        };
+        DevTools.still_loading(&call, &outcome, duration)
+    }
+
+    /// Issue 17: a click whose page answers slowly answers `Successfully
+    /// clicked` after the server's 3 s wait for the navigation, with no
+    /// `Page navigated to` line, while the browser goes on loading.
+    #[test]
+    fn a_click_answered_after_the_navigation_wait_may_still_be_loading() {
+        let clicked = "Successfully clicked on the element";
+        assert!(loading("click", clicked, None, Some(6_100)));
+        assert!(
+            loading("click", clicked, None, None),
+            "an unknown duration cannot rule it out"
+        );
+        assert!(loading("press_key", clicked, None, Some(3_000)));
+        // Quick, or the navigation finished: settled.
+        assert!(!loading("click", clicked, None, Some(400)));
+        let navigated =
+            "Successfully clicked on the element\nPage navigated to https://example.com/b.";
+        assert!(!loading("click", navigated, None, Some(3_500)));
+        // A navigation that timed out goes on in the browser.
+        assert!(loading(
+            "navigate_page",
+            "",
+            Some("Navigation timeout of 10000 ms exceeded"),
+            Some(10_000)
+        ));
+        assert!(!loading(
+            "navigate_page",
+            "Successfully navigated to https://example.com/.",
+            None,
+            Some(9_000)
+        ));
+        // A read never is.
+        assert!(!loading("take_snapshot", "", None, Some(9_000)));
+    }
+
     fn dt(tool: &str, v: Value) -> Verdict {
         classify(
             &format!("mcp__chrome-devtools__{tool}"),
@@ -576,11 +691,34 @@ mod tests {
                 label: "click".into()
             }
         );
+        // A tool of a later version, that this profile does not list yet:
+        // the selected page.
         assert_eq!(
-            dt("install_pwa", json!({})),
+            dt("some_later_tool", json!({})),
             Verdict::Pace {
                 target: Target::Tab(current()),
+                label: "some_later_tool".into()
+            }
+        );
+        // An app goes where its URL says; without one, anywhere.
+        assert_eq!(
+            dt(
+                "install_pwa",
+                json!({"installUrlOrBundleUrl": "https://app.example.com/"})
+            ),
+            Verdict::Pace {
+                target: Target::Url {
+                    url: "https://app.example.com/".into(),
+                    tab: None
+                },
                 label: "install_pwa".into()
+            }
+        );
+        assert_eq!(
+            dt("launch_pwa", json!({"manifestId": "m"})),
+            Verdict::Pace {
+                target: Target::Unknown,
+                label: "launch_pwa".into()
             }
         );
     }

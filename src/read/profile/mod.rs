@@ -247,6 +247,20 @@ pub(crate) trait Profile: Sync {
         false
     }
 
+    /// Whether the result of `call` says, or cannot rule out, that a
+    /// navigation the call started is still loading: the server stopped
+    /// waiting for it (a click's page that answers slowly). The site then
+    /// stays held, since the next request would cut that load short at the
+    /// site, with no gap at all. `duration_ms` is how long the call took.
+    fn still_loading(
+        &self,
+        _call: &Call<'_>,
+        _outcome: &ToolResult<'_>,
+        _duration_ms: Option<u64>,
+    ) -> bool {
+        false
+    }
+
     /// [`Profile::classify`], with an unlisted tool paced on
     /// [`Profile::page`].
     fn classify_or_page(&self, call: &Call<'_>) -> Verdict {
@@ -743,6 +757,55 @@ pub(crate) mod tests {
     }
 
     /// [`super::classify`] with no `[[tool]]` rules.
+    /// Issue 17: every tool the pinned server versions list, from their own
+    /// `tools/list` (captured by `scripts/e2e` into `tests/fixtures/tools/`,
+    /// with every option that adds tools), is classified by its profile,
+    /// not left to the fallback for tools a profile does not list yet; and
+    /// a tool the server marks read-only is skipped, not paced.
+    #[test]
+    fn every_tool_of_the_pinned_server_versions_is_classified() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tools");
+        let mut servers = Vec::new();
+        let mut problems = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let fixture: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let server = match fixture["server"].as_str().unwrap() {
+                "@playwright/mcp" => "playwright",
+                "chrome-devtools-mcp" => "chrome-devtools",
+                other => panic!("{}: no profile for server {other}", path.display()),
+            };
+            servers.push(format!("{server} {}", fixture["version"]));
+            for tool in fixture["tools"].as_array().unwrap() {
+                let name = tool["name"].as_str().unwrap();
+                let full = format!("mcp__{server}__{name}");
+                let (profile, short) = find(&full).unwrap_or_else(|| panic!("{full}: no profile"));
+                let empty = Map::new();
+                let call = Call {
+                    tool: short,
+                    server,
+                    input: &empty,
+                    session: Some("s"),
+                };
+                match profile.classify(&call) {
+                    None => problems.push(format!("{full}: not classified")),
+                    Some(Verdict::Skip { .. }) => {}
+                    Some(v) if tool["readOnlyHint"] == true => problems.push(format!(
+                        "{full}: the server marks it read-only, the profile says {v:?}"
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+        servers.sort();
+        assert_eq!(
+            servers,
+            ["chrome-devtools \"1.11.0\"", "playwright \"0.0.83\""]
+        );
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
     pub(crate) fn classify(
         tool_name: &str,
         input: &Map<String, Value>,

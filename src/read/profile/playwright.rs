@@ -77,6 +77,12 @@ const READ_ONLY: &[(&str, &str)] = &[
     ("browser_tab_list", "lists tabs"),
     ("browser_tab_select", "switches tabs"),
     ("browser_tab_close", "closes a tab"),
+    ("browser_emulate_media", "emulates media features"),
+    ("browser_start_recording", "records the user's actions"),
+    ("browser_stop_recording", "records the user's actions"),
+    ("browser_video_chapter", "marks the recording"),
+    ("browser_video_show_actions", "marks the recording"),
+    ("browser_video_hide_actions", "marks the recording"),
 ];
 
 /// Families of read-only tools, by prefix.
@@ -239,9 +245,33 @@ impl Profile for Playwright {
                     }
                 }
             }
+            // Resumes a paused test script: one action at a time with
+            // `step`, else every action it has left, with no gap between.
+            "browser_resume" => match input.get("step").and_then(serde_json::Value::as_bool) {
+                Some(true) => on_page(page),
+                _ => Verdict::Block {
+                    why: "it resumes a paused script, which then runs every action it has left with no gap between their requests".to_owned(),
+                    instead: "Resume with `step: true`, one action per browser_resume call".to_owned(),
+                },
+            },
             t if PACED.contains(&t) => on_page(page),
             _ => return None,
         })
+    }
+
+    /// An action gives up on a navigation it started after its timeout
+    /// (5 s: `Timeout 5000ms exceeded.` with the call log's `waiting for
+    /// scheduled navigations to finish`), and `browser_navigate` after the
+    /// navigation timeout; the browser goes on loading. Any timeout of a
+    /// call that may navigate cannot rule that out.
+    fn still_loading(
+        &self,
+        call: &Call<'_>,
+        outcome: &ToolResult<'_>,
+        _duration_ms: Option<u64>,
+    ) -> bool {
+        outcome.error.is_some_and(timed_out)
+            && matches!(self.classify(call), Some(Verdict::Pace { .. }) | None)
     }
 
     fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
@@ -275,6 +305,12 @@ impl Profile for Playwright {
 
 fn browser(call: &Call<'_>) -> String {
     session_browser("playwright", "playwright", call)
+}
+
+/// Whether an error says the call ran out of time (Playwright's `Timeout
+/// 5000ms exceeded`, `TimeoutError`).
+pub(super) fn timed_out(error: &str) -> bool {
+    error.contains("Timeout") || error.contains("timed out") || error.contains("timeout")
 }
 
 fn read_only(tool: &str) -> Option<&'static str> {
@@ -604,6 +640,38 @@ mod tests {
             crate::read::resolve::hosts_of_url(crate::read::profile::UNREADABLE_URL),
             [crate::read::resolve::ANY_HOST]
         );
+    }
+
+    fn loading(tool: &str, error: Option<&str>) -> bool {
+        let input = input(json!({"target": "e7"}));
+        let call = Call {
+            tool,
+            server: "playwright",
+            input: &input,
+            session: Some("A"),
+        };
+        let outcome = ToolResult {
+            texts: &[],
+            object: None,
+            error,
+        };
+        Playwright.still_loading(&call, &outcome, Some(5_100))
+    }
+
+    /// Issue 17: a click on a link whose page answers slowly gives up after
+    /// 5 s while the browser goes on loading.
+    #[test]
+    fn a_click_that_timed_out_waiting_for_its_navigation_is_still_loading() {
+        let timed_out = "### Error\nTimeoutError: browserBackend.callTool: Timeout 5000ms exceeded.\nCall log:\n  - performing click action\n  - click action done\n  - waiting for scheduled navigations to finish\n";
+        assert!(loading("browser_click", Some(timed_out)));
+        assert!(loading("browser_navigate", Some(timed_out)));
+        // An error that is no timeout, a success, and a read are not.
+        assert!(!loading(
+            "browser_navigate",
+            Some("### Error\nError: net::ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH")
+        ));
+        assert!(!loading("browser_click", None));
+        assert!(!loading("browser_snapshot", Some(timed_out)));
     }
 
     fn pw(tool: &str, v: Value) -> Verdict {
