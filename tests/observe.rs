@@ -306,6 +306,20 @@ fn doctor_passes_a_clean_setup() {
     assert!(out.ends_with("all well: pace-hook paces every web tool it knows\n"));
 }
 
+/// Issue 18: `interval = "0s"` is accepted (calls still go one at a time),
+/// but spaces nothing; doctor says so, as status does.
+#[test]
+fn doctor_flags_an_interval_of_zero() {
+    let s = Setup::new("interval = \"0s\"\n");
+    s.write_settings(&clean());
+    let (code, out) = s.doctor();
+    assert_eq!(code, 1, "{out}");
+    problem(
+        &out,
+        "`interval` is 0: a call to a site starts as soon as the previous one ends",
+    );
+}
+
 #[test]
 fn doctor_finds_an_event_with_no_pace_hook_entry() {
     let s = Setup::new("");
@@ -357,7 +371,7 @@ fn doctor_finds_a_matcher_that_misses_a_profiles_tools() {
     let (code, out) = s.doctor();
     assert_eq!(code, 1);
     assert!(
-        out.contains("✓ WebFetch: all 1 tools reach pace-hook"),
+        out.contains("✓ WebFetch: its tool reaches pace-hook"),
         "{out}"
     );
     let line = problem(

@@ -205,12 +205,14 @@ pub(crate) fn checks(places: &Places, now: EpochMs) -> Vec<Check> {
     let mut entries = entries(&files);
     plugin_entries(places, &mut entries, &mut out);
     hook_checks(&files, &entries, &config, places, &mut out);
-    out.push(config_check);
+    out.extend(config_check);
     state_checks(&config, now, &mut out);
     out
 }
 
-fn config_check(places: &Places) -> (Config, Check) {
+/// The config's line, and one more for each thing it allows but likely
+/// does not mean (an `interval` of 0 spaces nothing).
+fn config_check(places: &Places) -> (Config, Vec<Check>) {
     match Config::read_for(places.project_dir.as_deref()) {
         Ok(c) => {
             let what = match &c.source {
@@ -223,13 +225,15 @@ fn config_check(places: &Places) -> (Config, Check) {
                 format_duration(c.hold_ms),
                 format_duration(c.max_wait_ms)
             ));
-            (c, check)
+            let mut checks = vec![check];
+            checks.extend(c.warnings().into_iter().map(Check::bad));
+            (c, checks)
         }
         Err(e) => (
             Config::default(),
-            Check::bad(format!(
+            vec![Check::bad(format!(
                 "{e}: fix it; until then every paced call is blocked (the checks below use the defaults)"
-            )),
+            ))],
         ),
     }
 }
@@ -798,10 +802,13 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
             }
         }
         if none.is_empty() && some.is_empty() {
+            let tools = match family.tools.len() {
+                1 => "its tool reaches".to_owned(),
+                n => format!("all {n} tools reach"),
+            };
             out.push(Check::ok(format!(
-                "{}: all {} tools reach pace-hook on all three events",
-                family.name,
-                family.tools.len()
+                "{}: {tools} pace-hook on all three events",
+                family.name
             )));
             continue;
         }
