@@ -29,7 +29,7 @@ use crate::{
     clock::{Clock, EpochMs, SystemClock},
     config::{Backend, Config, format_duration},
     exit::Exit,
-    matcher::{is_exact_list, matcher_matches},
+    matcher::{MATCHER, is_exact_list, matcher_matches},
     profile::FAMILIES,
     store::LEASE_TTL,
     when,
@@ -463,7 +463,7 @@ fn entry_json(config: &Config, places: &Places) -> String {
         .as_ref()
         .map_or("pace-hook".to_owned(), |p| p.display().to_string());
     format!(
-        r#"{{"matcher": "mcp__.*|WebFetch", "hooks": [{{"type": "command", "command": {}, "timeout": {}}}]}}"#,
+        r#"{{"matcher": "{MATCHER}", "hooks": [{{"type": "command", "command": {}, "timeout": {}}}]}}"#,
         serde_json::to_string(&command).expect("a string serializes"),
         suggested_timeout(config)
     )
@@ -683,10 +683,10 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
             continue;
         }
         let fix = exact_server_name(&e.matcher).map_or(
-            "use `mcp__.*|WebFetch`, which covers every tool pace-hook knows".to_owned(),
+            format!("use `{MATCHER}`, which covers every tool pace-hook knows"),
             |server| {
                 format!(
-                    "a matcher of only letters, digits, `_`, `-` and `|` names whole tools, so `{server}` is no tool; write `{server}__.*` (or `mcp__.*|WebFetch`)"
+                    "a matcher of only letters, digits, `_`, `-` and `|` names whole tools, so `{server}` is no tool; write `{server}__.*` (or `{MATCHER}`)"
                 )
             },
         );
@@ -756,7 +756,7 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
             _ => "a call that misses a Post holds its site for in_flight_hold",
         };
         out.push(Check::bad(format!(
-            "{}: {}; {why}: use matcher `mcp__.*|WebFetch` (or add `{}`) on all three events",
+            "{}: {}; {why}: use matcher `{MATCHER}` (or add `{}`) on all three events",
             family.name,
             found.join("; "),
             family.matcher

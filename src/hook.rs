@@ -159,7 +159,14 @@ fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
     match verdict {
         Verdict::NotOurs => Ok(Outcome::Pass),
         Verdict::Unknown => {
-            log_unknown(event);
+            log_unknown(
+                event,
+                "no profile or [[tool]] rule knows this tool; it passed unpaced",
+            );
+            Ok(Outcome::Pass)
+        }
+        Verdict::Unseen { what } => {
+            log_unknown(event, &what);
             Ok(Outcome::Pass)
         }
         Verdict::Skip { why } => {
@@ -214,7 +221,7 @@ fn pre(event: &HookEvent, arrived: Mono) -> Result<Outcome> {
 /// Log a tool nobody knows, under its full name, so that `status` can show
 /// how to declare it. Unlike a skip's line, this one creates the state
 /// directory: on a fresh machine the first unknown tool is the one to see.
-fn log_unknown(event: &HookEvent) {
+fn log_unknown(event: &HookEvent, why: &str) {
     if let Ok(root) = crate::state_dir::default_root()
         && let Ok(dir) = crate::state_dir::Dir::open_root(&root, true)
     {
@@ -224,8 +231,7 @@ fn log_unknown(event: &HookEvent) {
             crate::clock::Clock::now_floor(&crate::clock::SystemClock),
         );
         r.tool = event.tool_name.clone();
-        r.reason =
-            Some("no profile or [[tool]] rule knows this tool; it passed unpaced".to_owned());
+        r.reason = Some(why.to_owned());
         crate::log::append(&dir, &r);
     }
 }

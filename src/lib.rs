@@ -35,6 +35,7 @@ pub(crate) mod reach;
 pub(crate) mod resolve;
 pub(crate) mod script;
 pub(crate) mod settings;
+pub(crate) mod shell;
 pub(crate) mod site;
 pub(crate) mod state_dir;
 pub mod store;

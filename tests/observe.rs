@@ -85,7 +85,7 @@ fn settings(matcher: &str, command: &str, timeout: Option<u64>) -> Value {
 }
 
 fn clean() -> Value {
-    settings("mcp__.*|WebFetch", BIN, Some(300))
+    settings("mcp__.*|WebFetch|WebSearch|^Bash$", BIN, Some(300))
 }
 
 /// The lines of doctor's output that report a problem.
@@ -229,7 +229,7 @@ fn doctor_passes_a_clean_setup() {
     assert_eq!(code, 0, "{out}");
     assert!(problems(&out).is_empty(), "{out}");
     for needle in [
-        "✓ PreToolUse: a pace-hook entry (matcher `mcp__.*|WebFetch`",
+        "✓ PreToolUse: a pace-hook entry (matcher `mcp__.*|WebFetch|WebSearch|^Bash$`",
         "✓ PostToolUseFailure: a pace-hook entry",
         "✓ claude-in-chrome: all 20 tools reach pace-hook on all three events",
         "✓ Playwright MCP: all",
@@ -257,7 +257,7 @@ fn doctor_finds_an_event_with_no_pace_hook_entry() {
     assert_eq!(code, 1);
     let line = problem(&out, "PostToolUseFailure: no pace-hook entry");
     assert!(
-        line.contains("add {\"matcher\": \"mcp__.*|WebFetch\""),
+        line.contains("add {\"matcher\": \"mcp__.*|WebFetch|WebSearch|^Bash$\""),
         "{line}"
     );
     assert!(
@@ -285,6 +285,35 @@ fn doctor_finds_a_matcher_that_matches_no_tool() {
 }
 
 #[test]
+fn doctor_says_when_the_shell_is_left_out() {
+    // The matcher `install` wrote before the shell profile: every browser
+    // tool, and no `Bash`, so the agent's `curl` passes unpaced.
+    let s = Setup::new("");
+    s.write_settings(&settings("mcp__.*|WebFetch|WebSearch", BIN, Some(300)));
+    let (code, out) = s.doctor();
+    assert_eq!(code, 1, "{out}");
+    let line = problem(
+        &out,
+        "the shell (Bash): none of its tools reach pace-hook on PreToolUse, PostToolUse, PostToolUseFailure",
+    );
+    assert!(
+        line.contains("a call that misses PreToolUse passes unpaced")
+            && line.contains("use matcher `mcp__.*|WebFetch|WebSearch|^Bash$` (or add `Bash`)"),
+        "{line}"
+    );
+    // `BashOutput` is not `Bash`: an exact list must name the tool itself.
+    s.write_settings(&settings("mcp__.*|WebFetch|BashOutput", BIN, Some(300)));
+    let (_, out) = s.doctor();
+    problem(&out, "the shell (Bash): none of its tools reach pace-hook");
+    s.write_settings(&settings("mcp__.*|WebFetch|^Bash$", BIN, Some(300)));
+    let (_, out) = s.doctor();
+    assert!(
+        out.contains("✓ the shell (Bash): all 1 tools reach pace-hook on all three events"),
+        "{out}"
+    );
+}
+
+#[test]
 fn doctor_finds_a_matcher_that_misses_a_profiles_tools() {
     let s = Setup::new("");
     let mut settings = settings("mcp__claude-in-chrome__.*|WebFetch", BIN, Some(300));
@@ -302,7 +331,10 @@ fn doctor_finds_a_matcher_that_misses_a_profiles_tools() {
         &out,
         "Playwright MCP: none of its tools reach pace-hook on PreToolUse, PostToolUse, PostToolUseFailure",
     );
-    assert!(line.contains("use matcher `mcp__.*|WebFetch`"), "{line}");
+    assert!(
+        line.contains("use matcher `mcp__.*|WebFetch|WebSearch|^Bash$`"),
+        "{line}"
+    );
     let line = problem(
         &out,
         "claude-in-chrome: 18 of its 20 tools miss it on PostToolUse",
@@ -330,7 +362,7 @@ fn doctor_finds_a_timeout_at_or_under_max_wait() {
 
     // No timeout is Claude Code's 600 s, under a max_wait of 11 minutes.
     let s = Setup::new("max_wait = \"11m\"\nstale_after = \"20m\"\n");
-    s.write_settings(&settings("mcp__.*|WebFetch", BIN, None));
+    s.write_settings(&settings("mcp__.*|WebFetch|WebSearch|^Bash$", BIN, None));
     let (code, out) = s.doctor();
     assert_eq!(code, 1);
     assert_eq!(
@@ -349,7 +381,7 @@ fn doctor_finds_a_timeout_at_or_under_max_wait() {
 fn doctor_finds_a_command_that_is_missing_or_not_executable() {
     let s = Setup::new("");
     s.write_settings(&settings(
-        "mcp__.*|WebFetch",
+        "mcp__.*|WebFetch|WebSearch|^Bash$",
         "/nonexistent/bin/pace-hook",
         Some(300),
     ));
@@ -366,7 +398,7 @@ fn doctor_finds_a_command_that_is_missing_or_not_executable() {
     fs::write(&copy, "#!/bin/sh\n").unwrap();
     fs::set_permissions(&copy, fs::Permissions::from_mode(0o644)).unwrap();
     s.write_settings(&settings(
-        "mcp__.*|WebFetch",
+        "mcp__.*|WebFetch|WebSearch|^Bash$",
         "\"$CLAUDE_PROJECT_DIR\"/pace-hook",
         Some(300),
     ));
@@ -379,7 +411,7 @@ fn doctor_finds_a_command_that_is_missing_or_not_executable() {
     );
 
     s.write_settings(&settings(
-        "mcp__.*|WebFetch",
+        "mcp__.*|WebFetch|WebSearch|^Bash$",
         &format!("{BIN} 2>/dev/null"),
         Some(300),
     ));

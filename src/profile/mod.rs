@@ -36,6 +36,7 @@ pub(crate) mod declared;
 mod devtools;
 mod playwright;
 mod puppeteer;
+mod shell;
 mod webfetch;
 
 /// A URL no parser reads (an IPv6 host never closed): a tab seen on it
@@ -106,6 +107,15 @@ pub(crate) enum Target {
         /// The code builds a URL whose host the analysis cannot read.
         any_site: bool,
     },
+    /// One request to a site among these URLs' (a shell command whose code
+    /// names several), and every known site when `any_site`.
+    Sites {
+        /// URLs (or hosts) as written; one without a scheme is read as
+        /// `https://`.
+        urls: Vec<String>,
+        /// The site cannot be told: every known site too.
+        any_site: bool,
+    },
     /// A call whose site cannot be told: every site the gate knows.
     Unknown,
 }
@@ -119,6 +129,12 @@ pub(crate) enum Verdict {
     /// let it through, and log it so `status` and `doctor` can say how to
     /// declare it.
     Unknown,
+    /// Runs something pace-hook cannot see into (a script run by name from
+    /// the shell): let it through, and log what, so `status` shows it.
+    Unseen {
+        /// What ran, for the log.
+        what: String,
+    },
     /// Reads what the browser already has: let it through at once, uncounted.
     Skip {
         /// Why, for the log.
@@ -237,6 +253,7 @@ static PROFILES: &[&dyn Profile] = &[
     &devtools::DevTools,
     &puppeteer::Puppeteer,
     &webfetch::WebFetch,
+    &shell::Shell,
 ];
 
 /// Every profile's [`Profile::examples`].
@@ -264,6 +281,7 @@ pub(crate) static FAMILIES: &[Family] = &[
     devtools::FAMILY,
     puppeteer::FAMILY,
     webfetch::FAMILY,
+    shell::FAMILY,
 ];
 
 /// The profile that owns `tool_name`, with the tool's short name.
@@ -278,8 +296,8 @@ pub(crate) fn find(tool_name: &str) -> Option<(&'static dyn Profile, &str)> {
 /// listed tool is classified without reading the config.
 ///
 /// The rules apply to MCP tools only: every other tool is Claude Code's own,
-/// and the one of those that reaches sites (`WebFetch`) has a profile. So a
-/// broad matcher's `Bash` and `Read` calls pass without touching the config.
+/// and those that reach sites (`WebFetch`, `Bash`) have a profile. So a
+/// broad matcher's `Read` calls pass without touching the config.
 pub(crate) fn classify<'r>(
     tool_name: &str,
     input: &Map<String, Value>,
@@ -518,7 +536,13 @@ pub(crate) mod tests {
         )
         .unwrap();
         assert!(matches!(v, Verdict::Skip { .. }));
-        let v = super::classify("Bash", &Map::new(), Some("s"), || {
+        let input = serde_json::json!({"command": "curl https://a.example/"});
+        let v = super::classify("Bash", input.as_object().unwrap(), Some("s"), || {
+            panic!("the rules were read")
+        })
+        .unwrap();
+        assert!(matches!(v, Verdict::Pace { .. }), "{v:?}");
+        let v = super::classify("Read", &Map::new(), Some("s"), || {
             panic!("the rules were read")
         })
         .unwrap();

@@ -58,7 +58,7 @@
 
 mod cost;
 mod markup;
-mod stack;
+pub(crate) mod stack;
 mod url;
 mod value;
 mod walk;
