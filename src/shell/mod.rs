@@ -327,7 +327,14 @@ impl Walker {
     fn compound(&mut self, c: &ast::CompoundCommand, ctx: &Ctx) {
         use ast::CompoundCommand as C;
         match c {
-            C::Arithmetic(a) => self.arithmetic(&a.expr.value, ctx),
+            C::Arithmetic(a) => {
+                self.arithmetic(&a.expr.value, ctx);
+                // brush-parser 0.3 reads `( ( cmd ) )`, two subshells in
+                // bash, as `((…))`: text that also reads as commands is
+                // walked as commands too (arithmetic that happens to parse,
+                // `i++`, names no fetcher and counts nothing).
+                self.maybe_commands(&a.expr.value, ctx);
+            }
             C::ArithmeticForClause(f) => {
                 let inner = ctx.repeated("runs inside a `for ((…))` loop");
                 for e in [&f.initializer, &f.condition, &f.updater]
@@ -372,6 +379,24 @@ impl Walker {
                 self.list(&w.0, &inner);
                 self.list(&w.1.list, &inner);
             }
+        }
+    }
+
+    /// Walk `text` as commands if it parses as such; text that does not is
+    /// something else (arithmetic), and nothing in it runs.
+    fn maybe_commands(&mut self, text: &str, ctx: &Ctx) {
+        let mut sub = Walker {
+            functions: self.functions.clone(),
+            aliases: self.aliases.clone(),
+            depth: self.depth,
+            ..Walker::default()
+        };
+        sub.program(text, ctx, "");
+        if !sub.out.opaque.iter().any(|o| o.contains("does not parse")) {
+            self.out.requests.extend(sub.out.requests);
+            self.out.opaque.extend(sub.out.opaque);
+            self.out.scripts.extend(sub.out.scripts);
+            self.out.shows_status |= sub.out.shows_status;
         }
     }
 
