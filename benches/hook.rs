@@ -878,6 +878,14 @@ struct Events {
     script_10k: (Template, Template),
     /// And of [`SCRIPT_HUGE_BYTES`].
     script_100k: (Template, Template),
+    /// Bash Pre of a command with no fetcher's name, `$` or `://`: decided
+    /// by the shell profile's pre-filter before any parser runs.
+    bash_plain: Template,
+    /// Bash Pre of a command the pre-filter sends to the parser (a `$`),
+    /// which makes no request.
+    bash_parsed: Template,
+    /// Bash Pre and Post of one `curl` to one URL.
+    bash_curl: (Template, Template),
 }
 
 impl Events {
@@ -900,7 +908,21 @@ impl Events {
             script_line: Self::script("document.title"),
             script_10k: Self::script(&realistic_script(SCRIPT_BYTES)),
             script_100k: Self::script(&realistic_script(SCRIPT_HUGE_BYTES)),
+            bash_plain: Self::bash("PreToolUse.Bash.json", BASH_PLAIN),
+            bash_parsed: Self::bash("PreToolUse.Bash.json", BASH_PARSED),
+            bash_curl: (
+                Self::bash("PreToolUse.Bash.json", BASH_CURL),
+                Self::bash("PostToolUse.Bash.json", BASH_CURL),
+            ),
         }
+    }
+
+    /// A Bash event of `fixture_name` running `command`.
+    fn bash(fixture_name: &str, command: &str) -> Template {
+        let mut e = fixture(fixture_name);
+        e["tool_input"]["command"] = json!(command);
+        e["tool_use_id"] = json!(ID);
+        Template::new(&e)
     }
 
     /// A PreToolUse of javascript_tool running `code` on tab 1, in the
@@ -1322,6 +1344,40 @@ fn per_event_cases(
                 tag.clone(),
                 Some(floor),
             );
+            // The shell (issue 19): a command decided before any parser, one
+            // parsed that makes no request, and one curl's Pre and Post.
+            add(
+                "skip: PreToolUse Bash, no fetcher (pre-filter)",
+                group,
+                program.clone(),
+                &events.bash_plain,
+                tag.clone(),
+                Some(floor),
+            );
+            add(
+                "skip: PreToolUse Bash, parsed, no request",
+                group,
+                program.clone(),
+                &events.bash_parsed,
+                format!("{tag}-sh"),
+                Some(floor),
+            );
+            add(
+                "paced: PreToolUse Bash, one curl, admitted at once",
+                group,
+                program.clone(),
+                &events.bash_curl.0,
+                format!("{tag}-curl"),
+                Some(floor),
+            );
+            add(
+                "PostToolUse Bash, one curl",
+                group,
+                program.clone(),
+                &events.bash_curl.1,
+                format!("{tag}-curl"),
+                Some(floor),
+            );
             // Scripts (issue 6), after the navigate's Post, on its tab.
             for (what, (pre, post), tag_end) in [
                 (SCRIPT_LINE, &events.script_line, "js1"),
@@ -1389,6 +1445,12 @@ const TWO_DOMAIN_PRE: &str =
     "paced: PreToolUse navigate to a configured site of two domains, admitted at once";
 const TWO_DOMAIN_POST: &str =
     "PostToolUse navigate to a configured site of two domains, with Tab Context";
+
+/// The shell rows' commands (issue 19): what agents run most, a loop over
+/// files, and one request.
+const BASH_PLAIN: &str = "cargo test --lib 2>&1 | tail -n 20 && git status --short";
+const BASH_PARSED: &str = "for f in src/*.rs; do wc -l \"$f\"; done | sort -n | tail -3";
+const BASH_CURL: &str = "curl -s https://example.com/a | jq '.items[0]'";
 
 /// How the script rows name their scripts.
 const SCRIPT_LINE: &str = "one-line script";

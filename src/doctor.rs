@@ -149,6 +149,9 @@ pub(crate) fn checks(places: &Places, now: EpochMs) -> Vec<Check> {
     let entries = entries(&files, places);
     hook_checks(&files, &entries, &config, places, &mut out);
     out.push(config_check);
+    for p in &config.presets {
+        out.push(Check::ok(crate::preset::describe(p)));
+    }
     state_checks(&config, now, &mut out);
     out
 }

@@ -30,6 +30,7 @@ pub(crate) mod install;
 pub mod log;
 pub(crate) mod matcher;
 pub mod pacer;
+pub(crate) mod preset;
 pub(crate) mod profile;
 pub(crate) mod reach;
 pub(crate) mod resolve;

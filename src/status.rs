@@ -69,6 +69,9 @@ pub(crate) struct ConfigView {
     pub(crate) hold_ms: u64,
     /// `max_wait`.
     pub(crate) max_wait_ms: u64,
+    /// `[[site]]`s with a built-in preset, each as [`crate::preset::describe`]
+    /// says it: the values in force, whose they are, and the source.
+    pub(crate) presets: Vec<String>,
 }
 
 /// One site's state.
@@ -277,6 +280,7 @@ fn config_view(config: &Config, error: Option<String>) -> ConfigView {
         interval_ms: config.interval_ms,
         hold_ms: config.hold_ms,
         max_wait_ms: config.max_wait_ms,
+        presets: config.presets.iter().map(crate::preset::describe).collect(),
     }
 }
 
@@ -497,6 +501,9 @@ pub(crate) fn render(s: &Status) -> String {
                 format_duration(s.config.max_wait_ms)
             );
         }
+    }
+    for p in &s.config.presets {
+        let _ = writeln!(out, "  {p}");
     }
     if !s.state_found {
         out.push_str(

@@ -200,6 +200,46 @@ fn status_on_a_new_state_dir_says_so_and_makes_nothing() {
 }
 
 #[test]
+fn status_and_doctor_show_a_preset_and_whose_values_hold() {
+    let s = Setup::new(
+        "interval = \"200ms\"\n[[site]]\nname = \"gh\"\npreset = \"github\"\nbudget = \"100/1h\"\n",
+    );
+    let expected = "site `gh` uses preset `github`: interval 1 s (the preset's; yours: 200 ms), budget 100 per 60 min (yours); github publishes: no more than 80 content-generating requests per minute and no more than 500 per hour";
+    let out = s.command(&["status"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("\n  {expected}")), "{text}");
+    let status = status_json(&s);
+    assert!(
+        status["config"]["presets"][0]
+            .as_str()
+            .unwrap()
+            .starts_with(expected),
+        "{status}"
+    );
+    s.write_settings(&settings(
+        "mcp__.*|WebFetch|WebSearch|^Bash$",
+        BIN,
+        Some(300),
+    ));
+    let (_, out) = s.doctor();
+    assert!(out.contains(&format!("✓ {expected}")), "{out}");
+    assert!(
+        out.contains(
+            "source https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api"
+        ),
+        "{out}"
+    );
+    // The gate paces github.com at the preset's second, not the 200 ms.
+    let gate = &s.gate;
+    for id in ["g1", "g2"] {
+        assert_pass(&gate.run(&pre_navigate(id, "https://api.github.com/x", 1)));
+        assert_pass(&gate.run(&post_navigate(id)));
+    }
+    let gap = ts(&gate.record("admit", "g2")) - ts(&gate.record("finish", "g1"));
+    assert!(gap >= 1_000, "{gap}");
+}
+
+#[test]
 fn status_names_unknown_tools_and_how_to_declare_them() {
     let s = Setup::new("");
     let mut e = pre_navigate("u", "https://example.com/", 1);
