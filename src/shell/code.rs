@@ -107,6 +107,10 @@ impl Lang {
             }
         }
         let mut codes: Vec<Option<String>> = Vec::new();
+        // What the options add to the code, for the word reader: the
+        // modules they load (`perl -MLWP::Simple`, `ruby -rnet/http`), and a
+        // loop around the code for `perl -n`/`-p`, `ruby -n`/`-p`.
+        let mut preamble = String::new();
         let mut flag: &'static str = "";
         let mut i = 0;
         while i < args.len() {
@@ -136,34 +140,67 @@ impl Lang {
                 i += 1;
                 break;
             }
-            if let Some(f) = code_flags
-                .iter()
-                .find(|f| f.len() == 2 && l.starts_with(**f))
+            if let Some((name, value)) = l.split_once('=')
+                && let Some(f) = code_flags.iter().find(|f| **f == name)
             {
-                // `-e'code'`, `-cimport x`.
+                // `--eval=code`.
                 flag = f;
-                codes.push(Some(l[2..].to_owned()));
+                codes.push(Some(value.to_owned()));
+                i += 1;
+                continue;
+            }
+            if matches!(l, "--version" | "-V" | "--help" | "-h") && codes.is_empty() {
+                return Source::Nothing;
+            }
+            if l.starts_with("--") {
                 i += 1;
                 continue;
             }
             if l.starts_with('-') && l.len() > 1 {
-                if matches!(l, "--version" | "-V" | "--help" | "-h") && codes.is_empty() {
-                    return Source::Nothing;
+                // A cluster of one-letter options, as getopt reads them:
+                // `-Sc code`, `-ne 'code'`, `-e'code'`, `-mjson.tool`.
+                let chars: Vec<char> = l[1..].chars().collect();
+                let mut took_next = false;
+                for (k, c) in chars.iter().enumerate() {
+                    let rest: String = chars[k + 1..].iter().collect();
+                    let mut value = || {
+                        if rest.is_empty() {
+                            took_next = true;
+                            args.get(i + 1).and_then(|a| a.lit.clone())
+                        } else {
+                            Some(rest.clone())
+                        }
+                    };
+                    if let Some(f) = code_flags.iter().find(|f| f.len() == 2 && f.ends_with(*c)) {
+                        flag = f;
+                        let has_next = !rest.is_empty() || args.get(i + 1).is_some();
+                        codes.push(if has_next { value() } else { None });
+                        break;
+                    }
+                    if self == Lang::Python && *c == 'm' {
+                        let m = value().unwrap_or_else(|| "?".to_owned());
+                        return Source::Script(format!("-m {m}"));
+                    }
+                    if matches!(self, Lang::Perl | Lang::Ruby) && matches!(c, 'n' | 'p') {
+                        preamble.push_str("while (<>) {}\n");
+                    }
+                    if valued.contains(*c) {
+                        let v = value();
+                        if matches!((self, c), (Lang::Perl, 'M' | 'm') | (Lang::Ruby, 'r')) {
+                            preamble.push_str(&format!("use {};\n", v.unwrap_or_default()));
+                        }
+                        break;
+                    }
                 }
-                if self == Lang::Python && l == "-m" {
-                    let m = args.get(i + 1).map_or("?", |a| a.shown());
-                    return Source::Script(format!("-m {m}"));
-                }
-                let c = l.chars().nth(1).unwrap_or(' ');
-                if l.len() == 2 && valued.contains(c) {
-                    i += 1;
-                }
-                i += 1;
+                i += if took_next { 2 } else { 1 };
                 continue;
             }
             break;
         }
         if !codes.is_empty() {
+            if !preamble.is_empty() {
+                codes.insert(0, Some(preamble));
+            }
             return break_inline(codes, flag);
         }
         match args.get(i) {

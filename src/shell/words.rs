@@ -118,6 +118,14 @@ fn pieces_into(
             WordPiece::AnsiCQuotedText(t) => ansi_c(t),
             WordPiece::DoubleQuotedSequence(inner)
             | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                // `"$@"` and `"${a[@]}"` are as many words as there are
+                // items, quoted as they are.
+                if ["$@", "${@", "[@]", "${!"]
+                    .iter()
+                    .any(|w| source.contains(w))
+                {
+                    arg.splits = true;
+                }
                 let mut sub = Arg {
                     lit: Some(String::new()),
                     splits: false,
