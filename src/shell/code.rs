@@ -106,6 +106,24 @@ impl Lang {
                 _ => {}
             }
         }
+        if self == Lang::PowerShell {
+            // PowerShell takes any prefix of a parameter's name: `-e`,
+            // `-enc`, `-EncodedCommand` are base64 code.
+            for (k, a) in args.iter().enumerate() {
+                let l = a.lit.as_deref().unwrap_or("").to_ascii_lowercase();
+                if l.starts_with("-e") {
+                    return Source::Inline(None, "-EncodedCommand");
+                }
+                if l.starts_with("-c") {
+                    let rest: Option<Vec<&str>> =
+                        args[k + 1..].iter().map(|a| a.lit.as_deref()).collect();
+                    return Source::Inline(rest.map(|r| r.join(" ")), "-Command");
+                }
+                if l.starts_with("-f") {
+                    return Source::Script(args.get(k + 1).map_or("?", |a| a.shown()).to_owned());
+                }
+            }
+        }
         let mut codes: Vec<Option<String>> = Vec::new();
         // What the options add to the code, for the word reader: the
         // modules they load (`perl -MLWP::Simple`, `ruby -rnet/http`), and a

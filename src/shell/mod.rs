@@ -300,6 +300,10 @@ impl Walker {
             }
             ast::Command::Function(def) => {
                 let name = words::literal(&def.fname.value).unwrap_or_default();
+                if name == "command_not_found_handle" {
+                    // bash runs it for every command it cannot find.
+                    self.opaque(ctx, "a `command_not_found_handle` function, which runs in place of any missing command");
+                }
                 self.functions.insert(name, def.body.clone());
             }
             ast::Command::ExtendedTest(test) => self.test(&test.expr, ctx),
@@ -624,6 +628,21 @@ impl Walker {
                     &format!("`{base}`{at} runs code that exists only at run time"),
                 ),
             },
+            // `hash -p /usr/bin/curl get`: `get` runs curl from now on.
+            "hash" => {
+                if let [flag, path, names @ ..] = args
+                    && flag.lit.as_deref() == Some("-p")
+                {
+                    for n in names {
+                        match (&path.lit, &n.lit) {
+                            (Some(p), Some(n)) => {
+                                self.aliases.insert(n.clone(), p.clone());
+                            }
+                            _ => self.opaque(ctx, "a `hash -p` built at run time"),
+                        }
+                    }
+                }
+            }
             "trap" => {
                 // `trap 'cmd' EXIT`: the text runs when the signal comes.
                 if let Some(a) = args
@@ -891,6 +910,13 @@ impl Walker {
                 }
                 if !urls.is_empty() {
                     self.request(ctx, label(&base), urls, false);
+                }
+                // Text fed to it that reads as commands (`at now <<< 'curl
+                // …'`, `ssh host <<EOF`) may be run.
+                if let Stdin::Text(Some(t)) = stdin
+                    && prefilter::names_a_trigger(t)
+                {
+                    self.maybe_commands(t, &ctx.within(&format!("the text fed to `{base}`")));
                 }
                 if name.contains('/') {
                     self.out.scripts.push(name.clone());
@@ -1239,26 +1265,39 @@ impl Walker {
         for p in &parsed {
             match p {
                 Parsed::Operand(a) => urls.push(a.clone()),
-                Parsed::Flag(f, v) => match f.as_str() {
-                    "-i" | "--input-file" => {
-                        let f = v.as_ref().map_or("?", |a| a.shown());
-                        self.opaque(
+                Parsed::Flag(f, v) => {
+                    match f.as_str() {
+                        // `-e input=urls.txt`, `-e recursive=on`: wgetrc commands.
+                        "-e" | "--execute"
+                            if v.as_ref().and_then(|a| a.lit.as_deref()).is_none_or(|c| {
+                                let c = c.to_ascii_lowercase().replace(['_', '-'], "");
+                                ["input", "recursive", "mirror", "pagerequisites", "base"]
+                                    .iter()
+                                    .any(|w| c.starts_with(w))
+                            }) =>
+                        {
+                            self.opaque(ctx, &format!("{label} runs a wgetrc command (`-e`) that reads URLs or recurses"));
+                        }
+                        "-i" | "--input-file" => {
+                            let f = v.as_ref().map_or("?", |a| a.shown());
+                            self.opaque(
+                                ctx,
+                                &format!("{label} reads the URLs to fetch from `{f}` (`-i`)"),
+                            );
+                        }
+                        "--config" => self.opaque(
                             ctx,
-                            &format!("{label} reads the URLs to fetch from `{f}` (`-i`)"),
-                        );
+                            &format!("{label} reads more options from a config file"),
+                        ),
+                        "-r" | "--recursive" | "-m" | "--mirror" => {
+                            many = Some("recurses (`-r`/`-m`): many pages")
+                        }
+                        "-p" | "--page-requisites" => {
+                            many = Some("fetches each page's images, scripts and styles (`-p`)")
+                        }
+                        _ => {}
                     }
-                    "--config" => self.opaque(
-                        ctx,
-                        &format!("{label} reads more options from a config file"),
-                    ),
-                    "-r" | "--recursive" | "-m" | "--mirror" => {
-                        many = Some("recurses (`-r`/`-m`): many pages")
-                    }
-                    "-p" | "--page-requisites" => {
-                        many = Some("fetches each page's images, scripts and styles (`-p`)")
-                    }
-                    _ => {}
-                },
+                }
             }
         }
         let before = self.out.requests.len();

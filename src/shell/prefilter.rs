@@ -10,7 +10,7 @@
 //! - `$` or a backquote (an expansion can name a program or build a URL:
 //!   `$CMD`, `$(…)`, `$'\x63url'`), or a glob or brace character in a name
 //!   (`/usr/bin/cur?`, `{cu,}rl`);
-//! - `./` (a script run by name, which is logged), `/dev/tcp/` and
+//! - `./` or `~/` (a script run by name, which is logged), `/dev/tcp/` and
 //!   `/dev/udp/` (bash's own sockets);
 //! - a word that, with every quote and backslash taken out (bash joins
 //!   `cu''rl`, `c\url` and `"cu"rl` into `curl`), is a fetcher, an
@@ -132,6 +132,7 @@ pub(crate) const TRIGGERS: &[&str] = &[
     "script",
     "su",
     "alias",
+    "hash",
     "trap",
     "coproc",
     "pace-hook",
@@ -150,6 +151,7 @@ pub(crate) fn needs_parse(command: &str) -> bool {
         .any(|&b| matches!(b, b'$' | b'`' | b'*' | b'?' | b'[' | b'{'))
         || command.contains("://")
         || command.contains("./")
+        || command.contains("~/")
         || command.contains("/dev/tcp/")
         || command.contains("/dev/udp/")
     {
@@ -165,7 +167,15 @@ pub(crate) fn names_a_trigger(text: &str) -> bool {
     // Words with quotes and backslashes taken out: a run of name characters,
     // across quotes, ends at anything else.
     let mut word: Vec<u8> = Vec::with_capacity(32);
+    let mut continued = false;
     for &b in bytes.iter().chain([b' '].iter()) {
+        // A backslash before a newline joins the lines, inside a word too
+        // (`c\<newline>url`): both go.
+        if continued && b == b'\n' {
+            continued = false;
+            continue;
+        }
+        continued = b == b'\\';
         match b {
             b'\'' | b'"' | b'\\' => {}
             b if is_name_byte(b) => word.push(b),
@@ -263,6 +273,8 @@ mod tests {
             "gh api repos/o/r",
             "ls|sh",
             "a;node -e 1",
+            "c\\\nurl example.com",
+            "~/bin/scrape",
         ] {
             assert!(needs_parse(c), "{c}");
         }

@@ -147,7 +147,9 @@ fn pieces_into(
                     c.to_owned()
                 })
             }
-            WordPiece::TildePrefix(_) => None,
+            // The home directory: a path whose last part is still written
+            // out (`~/bin/curl` is curl).
+            WordPiece::TildePrefix(user) => Some(format!("~{user}")),
             WordPiece::ParameterExpansion(_) => {
                 if source.contains("$(") || source.contains('`') || source.contains("<(") {
                     *trouble = Some(format!(
