@@ -881,6 +881,8 @@ struct Events {
     /// Bash Pre of a command with no fetcher's name, `$` or `://`: decided
     /// by the shell profile's pre-filter before any parser runs.
     bash_plain: Template,
+    /// Its Post.
+    bash_plain_post: Template,
     /// Bash Pre of a command the pre-filter sends to the parser (a `$`),
     /// which makes no request.
     bash_parsed: Template,
@@ -909,6 +911,7 @@ impl Events {
             script_10k: Self::script(&realistic_script(SCRIPT_BYTES)),
             script_100k: Self::script(&realistic_script(SCRIPT_HUGE_BYTES)),
             bash_plain: Self::bash("PreToolUse.Bash.json", BASH_PLAIN),
+            bash_plain_post: Self::bash("PostToolUse.Bash.json", BASH_PLAIN),
             bash_parsed: Self::bash("PreToolUse.Bash.json", BASH_PARSED),
             bash_curl: (
                 Self::bash("PreToolUse.Bash.json", BASH_CURL),
@@ -1351,6 +1354,14 @@ fn per_event_cases(
                 group,
                 program.clone(),
                 &events.bash_plain,
+                tag.clone(),
+                Some(floor),
+            );
+            add(
+                "PostToolUse Bash, no fetcher (pre-filter)",
+                group,
+                program.clone(),
+                &events.bash_plain_post,
                 tag.clone(),
                 Some(floor),
             );

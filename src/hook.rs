@@ -427,6 +427,15 @@ fn post(event: &HookEvent) -> Result<Option<String>, PostFailure> {
     let Some((profile, tool)) = profile::find(&event.tool_name) else {
         return post_declared(event).map(|()| None);
     };
+    let call = Call {
+        tool,
+        server: profile::server_of(&event.tool_name),
+        input: &event.tool_input,
+        session: event.session_id.as_deref(),
+    };
+    if !profile.post_matters(&call) {
+        return Ok(None);
+    }
     let what = format!("`{tool}`");
     // A Post is recorded even while the config is broken (the Pre side
     // blocks then, so no call of this config was admitted since): the
@@ -434,12 +443,6 @@ fn post(event: &HookEvent) -> Result<Option<String>, PostFailure> {
     let config = Config::discover().unwrap_or_default();
     let store = store::open(&config).map_err(|e| not_recorded(&what, &e, &config))?;
     let store = store.as_ref();
-    let call = Call {
-        tool,
-        server: profile::server_of(&event.tool_name),
-        input: &event.tool_input,
-        session: event.session_id.as_deref(),
-    };
     let learned = profile.learn(
         &call,
         &ToolOutcome {

@@ -38,7 +38,14 @@ fn a_shell_command_without_a_request_passes_and_leaves_no_line() {
     assert_pass(&gate.run(&bash("ls -la && cargo test 2>&1 | tail -3", "b1", "A")));
     assert_pass(&gate.run(&bash_post(&bash("ls -la", "b1", "A"), "ok", "")));
     assert!(gate.log().is_empty(), "{:?}", gate.log());
-    // Parsed, and no request: a skip line, like a browser read.
+    // Neither read any state: the Post of a call that was never paced has
+    // nothing to finish.
+    assert!(!gate.home().exists());
+    // Once the gate has state (a paced call made it)…
+    let curl = bash("curl -s https://example.com/", "b0", "A");
+    assert_pass(&gate.run(&curl));
+    assert_pass(&gate.run(&bash_post(&curl, "", "")));
+    // …a command parsed that makes no request: a skip line, like a browser read.
     assert_pass(&gate.run(&bash("echo 'see https://example.com/'", "b2", "A")));
     assert_eq!(
         gate.record("skip", "b2")["reason"],

@@ -239,6 +239,13 @@ pub(crate) trait Profile: Sync {
     /// What a result of `call` says about tabs and statuses.
     fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned;
 
+    /// Whether a Post of `call` can have anything to record: `false` only
+    /// for a call its Pre could not have paced (a shell command that makes
+    /// no request), whose Post then touches no state and no config.
+    fn post_matters(&self, _call: &Call<'_>) -> bool {
+        true
+    }
+
     /// [`Profile::classify`], with an unlisted tool paced on
     /// [`Profile::page`].
     fn classify_or_page(&self, call: &Call<'_>) -> Verdict {

@@ -56,6 +56,14 @@ impl Profile for Shell {
         Some(verdict(&shell::analyse(command, background)))
     }
 
+    fn post_matters(&self, call: &Call<'_>) -> bool {
+        // The Pre of a command that cannot lead to a request passed before
+        // any parser ran, and one that makes none was skipped: neither was
+        // admitted, so their Posts have nothing to finish. This keeps the
+        // Post of an ordinary command as cheap as its Pre.
+        matches!(self.classify(call), Some(Verdict::Pace { .. }))
+    }
+
     fn page(&self, _: &Call<'_>) -> Option<TabRef> {
         None
     }
