@@ -108,8 +108,17 @@ fn verdict(a: &shell::Analysis) -> Verdict {
     if !a.opaque.is_empty() {
         return Verdict::Block {
             why: format!(
-                "the command runs what pace-hook cannot count requests in: {}",
-                a.opaque.join("; ")
+                "the command runs what pace-hook cannot count requests in: {}{}",
+                a.opaque
+                    .iter()
+                    .take(4)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                match a.opaque.len().saturating_sub(4) {
+                    0 => String::new(),
+                    n => format!("; and {n} more"),
+                }
             ),
             instead: INSTEAD.to_owned(),
         };

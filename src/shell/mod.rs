@@ -103,8 +103,18 @@ impl Analysis {
             return Some(format!("{} {}", r.what, r.repeat.as_deref().unwrap_or("")));
         }
         (self.requests.len() > 1).then(|| {
-            let list: Vec<&str> = self.requests.iter().map(|r| r.what.as_str()).collect();
-            format!("{} requests: {}", list.len(), join_and(&list))
+            let mut list: Vec<&str> = self
+                .requests
+                .iter()
+                .take(4)
+                .map(|r| r.what.as_str())
+                .collect();
+            let more = self.requests.len().saturating_sub(4);
+            let last = format!("{more} more");
+            if more > 0 {
+                list.push(&last);
+            }
+            format!("{} requests: {}", self.requests.len(), join_and(&list))
         })
     }
 }
@@ -156,6 +166,11 @@ pub(crate) fn analyse(command: &str, background: bool) -> Analysis {
             ..Ctx::default()
         };
         w.program(command, &ctx, "");
+        if w.steps.get() > MAX_STEPS {
+            w.out
+                .opaque
+                .push(format!("more than {MAX_STEPS} commands to follow"));
+        }
         w.out
     };
     crate::script::stack::run_on((4 << 20) + command.len() * STACK_PER_BYTE, run).unwrap_or_else(
@@ -212,7 +227,15 @@ struct Walker {
     aliases: HashMap<String, String>,
     depth: u32,
     calling: Vec<String>,
+    /// Commands followed so far, shared with every sub-walk: functions that
+    /// call each other twice over (`f(){ g; g; }; g(){ h; h; }; …`) would
+    /// otherwise take time exponential in the command's length, and a hook
+    /// that outlives its timeout lets the call through.
+    steps: std::rc::Rc<std::cell::Cell<u32>>,
 }
+
+/// The most commands one analysis follows; past it the command is opaque.
+const MAX_STEPS: u32 = 20_000;
 
 impl Walker {
     /// Parse and walk `text` as a shell program.
@@ -393,6 +416,7 @@ impl Walker {
             functions: self.functions.clone(),
             aliases: self.aliases.clone(),
             depth: self.depth,
+            steps: self.steps.clone(),
             ..Walker::default()
         };
         sub.program(text, ctx, "");
@@ -546,6 +570,11 @@ impl Walker {
 
     /// Run `argv` (its name first), reading `stdin`.
     fn run(&mut self, argv: &[Arg], stdin: &Stdin, ctx: &Ctx) {
+        self.steps.set(self.steps.get() + 1);
+        if self.steps.get() > MAX_STEPS {
+            // Said once, by `analyse`, whichever walk got here.
+            return;
+        }
         let name_arg = &argv[0];
         let args = &argv[1..];
         let at = name_arg
@@ -892,6 +921,7 @@ impl Walker {
                             functions: self.functions.clone(),
                             aliases: self.aliases.clone(),
                             depth: self.depth + 1,
+                            steps: self.steps.clone(),
                             ..Walker::default()
                         };
                         sub.program(
@@ -1117,6 +1147,7 @@ impl Walker {
             functions: self.functions.clone(),
             aliases: self.aliases.clone(),
             depth: self.depth,
+            steps: self.steps.clone(),
             ..Walker::default()
         };
         sub.run(inner, &Stdin::None, &Ctx::default());
