@@ -19,6 +19,29 @@
 
 use std::process::ExitCode;
 
+use crate::error::Error;
+
+/// What pace-hook was doing when an error ended it. A failure's exit code is
+/// a function of this and the error alone ([`Exit::for_error`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doing {
+    /// A hook event that is, or may be, a PreToolUse (one that cannot be
+    /// read may be): the call must not go unpaced.
+    Pre,
+    /// A PostToolUse or PostToolUseFailure event: the call already ran.
+    Post,
+    /// Reading the command line: a hook command with a typo must block.
+    Arguments,
+    /// `install` or `uninstall`.
+    Setup,
+    /// `pace-hook run`, getting its turn or starting its command: the
+    /// command does not run unpaced.
+    Run,
+    /// A person looking at the gate or changing it by hand: `gaps`,
+    /// `status`, `doctor`, `backoff`.
+    Operator,
+}
+
 /// What a pace-hook run ended in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -49,6 +72,21 @@ impl Exit {
     }
 }
 
+impl Exit {
+    /// The exit of a run that `error` ended while `doing` it: 2 wherever a
+    /// call could otherwise go unpaced, and for usage errors; 1 elsewhere.
+    pub fn for_error(doing: Doing, error: &Error) -> Exit {
+        match doing {
+            Doing::Pre | Doing::Arguments | Doing::Run => Exit::Block,
+            Doing::Post | Doing::Operator => Exit::Failure,
+            Doing::Setup => match error {
+                Error::TimeoutTooShort { .. } | Error::Usage { .. } => Exit::Block,
+                _ => Exit::Failure,
+            },
+        }
+    }
+}
+
 impl From<Exit> for ExitCode {
     fn from(exit: Exit) -> Self {
         ExitCode::from(exit.code())
@@ -65,5 +103,28 @@ mod tests {
         assert_eq!(Exit::Success.code(), 0);
         assert_eq!(Exit::Failure.code(), 1);
         assert_eq!(Exit::Passthrough(7).code(), 7);
+    }
+
+    #[test]
+    fn every_failure_that_could_let_a_call_through_blocks() {
+        let io = Error::Panic {
+            message: "x".to_owned(),
+        };
+        let usage = Error::Usage {
+            message: "x".to_owned(),
+        };
+        for doing in [Doing::Pre, Doing::Arguments, Doing::Run] {
+            assert_eq!(Exit::for_error(doing, &io), Exit::Block, "{doing:?}");
+            assert_eq!(Exit::for_error(doing, &usage), Exit::Block, "{doing:?}");
+        }
+        for doing in [Doing::Post, Doing::Operator] {
+            assert_eq!(Exit::for_error(doing, &io), Exit::Failure, "{doing:?}");
+        }
+        assert_eq!(Exit::for_error(Doing::Setup, &io), Exit::Failure);
+        assert_eq!(
+            Exit::for_error(Doing::Setup, &usage),
+            Exit::Block,
+            "a usage error exits 2 everywhere"
+        );
     }
 }

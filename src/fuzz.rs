@@ -7,7 +7,7 @@
 //!
 //! Invariant asserted throughout: a parser that cannot read its input never
 //! concludes "no site" or "no request". Only a URL whose scheme is proved to
-//! load nothing ([`crate::reach::may_be_nowhere`]) reaches no site; a tab
+//! load nothing ([`crate::read::reach::may_be_nowhere`]) reaches no site; a tab
 //! listing read from text that page content could have written never
 //! replaces what the tab map knows; a tampered state file can slow a site,
 //! never admit early or wedge it for longer than a day.
@@ -27,15 +27,20 @@ use serde_json::{Map, Value};
 
 use crate::{
     config::{self, Config, cache},
-    decision::{Budget, CEILING_MS, CLOCK_SLACK_MS, Decision, MAX_BUDGET_CALLS, Policy, SiteState},
     duration,
-    event::{self, EventKind, HookEvent},
-    gaps, hook, log,
-    profile::{self, Call, Learned, Outcome, TabRef, Target, Verdict},
-    reach::{self, Reach},
-    resolve,
-    script::{self, Count, Env},
-    site,
+    gate::requests,
+    hook,
+    hook::event::{self, EventKind, HookEvent},
+    pacing::decision::{
+        Budget, CEILING_MS, CLOCK_SLACK_MS, Decision, MAX_BUDGET_CALLS, Policy, SiteState,
+    },
+    pacing::gaps,
+    pacing::log,
+    read::profile::{self, Call, Learned, Outcome, TabRef, Target, Verdict},
+    read::reach::{self, Reach},
+    read::resolve,
+    read::script::{self, Count, Env},
+    read::site,
     store::{CallRecord, TabMap, file::AgentSlot},
 };
 
@@ -85,7 +90,7 @@ pub fn event(data: &[u8]) {
         assert!(!e.tool_name.is_empty(), "a tool event without a tool name");
     }
     let _ = e.agent();
-    let _ = hook::call_key(&e);
+    let _ = hook::call_key(&e, &crate::pacing::clock::SystemClock);
     let verdict = profile::classify(&e.tool_name, &e.tool_input, e.session_id.as_deref(), || {
         Ok(&[])
     })
@@ -120,12 +125,23 @@ fn check_verdict(tool_name: &str, verdict: &Verdict) {
             !matches!(verdict, Verdict::NotOurs | Verdict::Unknown),
             "an owned tool {tool_name:?} passed as not ours: {verdict:?}"
         ),
-        None if tool_name.starts_with("mcp__") => assert_eq!(verdict, &Verdict::Unknown),
+        None if tool_name.starts_with("mcp__") => assert!(
+            matches!(
+                verdict,
+                Verdict::Unknown | Verdict::Handed { .. } | Verdict::Block { .. }
+            ),
+            "a tool nobody knows is unknown, paced on the URLs it was handed, or blocked: {verdict:?}"
+        ),
         None => assert_eq!(verdict, &Verdict::NotOurs),
     }
-    if let Verdict::Pace { target, .. } = verdict {
+    if let Verdict::Pace { target, .. } | Verdict::Handed { target, .. } = verdict {
         match target {
             Target::Url { url, .. } => check_hosts_of_url(url),
+            Target::Urls(urls) => {
+                for u in urls {
+                    check_hosts_of_url(u);
+                }
+            }
             Target::Script { urls, .. } => {
                 for u in urls {
                     let _ = resolve::hosts_of_absolute(u);
@@ -333,12 +349,12 @@ pub fn config(data: &[u8]) {
             );
             assert_eq!(c.site(s.name).map(|f| f.name), Some(s.name));
             for d in s.domains() {
-                assert_eq!(site::normalize_host(d).as_deref(), Some(d));
+                assert_eq!(crate::key::normalize_host(d).as_deref(), Some(d));
                 let owner = c.owner_of(d).expect("a configured domain has an owner");
                 assert!(owner.domains().any(|o| o == d));
                 let key = site::key_for_host(d);
                 assert!(
-                    c.requests_for_host(d).iter().any(|r| r.site == key),
+                    requests::for_host(&c, d).iter().any(|r| r.site == key),
                     "a request to {d} skips its own key {key}"
                 );
             }
@@ -370,8 +386,8 @@ fn ask(c: &Config) {
     for w in words {
         let _ = c.site(w);
         let _ = c.owner_of(w);
-        let _ = c.requests_for_host(w);
-        let _ = c.request_for_key(w);
+        let _ = requests::for_host(c, w);
+        let _ = requests::for_key(c, w);
         let _ = c.group_of_key(w);
     }
     let _ = c.known_keys();
@@ -550,7 +566,7 @@ pub fn site_state(data: &[u8]) {
                 }
             }
             _ => {
-                let go = crate::decision::decide(now, &state, &policy) == Decision::Go;
+                let go = crate::pacing::decision::decide(now, &state, &policy) == Decision::Go;
                 assert_eq!(go, state.ready_at(&policy).is_none_or(|r| r <= now));
                 if let Some(budget) = &policy.budget
                     && let Some(free) = state.budget_spent(now, budget)
@@ -586,7 +602,7 @@ pub fn state_files(data: &[u8]) {
     let (records, _bad) = log::parse(&text);
     let _ = gaps::report(&records, None);
     let name = text.trim();
-    if let Some(key) = site::key_from_file_name(name) {
+    if let Some(key) = crate::key::key_from_file_name(name) {
         check_file_name(&key);
     }
     check_file_name(name);
@@ -595,7 +611,7 @@ pub fn state_files(data: &[u8]) {
 /// A file name made from a key is one safe path component, and names the
 /// key again unless it was shortened.
 fn check_file_name(key: &str) {
-    let name = site::file_name(key);
+    let name = crate::key::file_name(key);
     assert!(!name.is_empty() && !name.starts_with('.'));
     assert!(
         name.bytes()
@@ -604,7 +620,7 @@ fn check_file_name(key: &str) {
     );
     assert!(name.len() <= 120, "file name of {} bytes", name.len());
     if !name.contains('~') && !key.is_empty() {
-        assert_eq!(site::key_from_file_name(&name).as_deref(), Some(key));
+        assert_eq!(crate::key::key_from_file_name(&name).as_deref(), Some(key));
     }
 }
 
@@ -629,21 +645,21 @@ pub fn url(data: &[u8]) {
     let _ = site::script_of_url(s);
     let urls = reach::absolute_urls_in(s);
     assert!(urls.windows(2).all(|w| w[0] < w[1]), "unsorted: {urls:?}");
-    if let Some(h) = reach::normalize_host(s) {
+    if let Some(h) = crate::key::normalize_host(s) {
         // Canonical: read again, the same host. Except a domain whose last
         // label is a number once its trailing dots are dropped (`127..` is
         // `127`, `a.0.0.1..` is `a.0.0.1`): read again it is an IPv4
         // address, or not a host. Both readings key the same requests
         // together (`127` keys as `0.0.0.127`, as `https://127/` does).
-        let again = reach::normalize_host(&h);
+        let again = crate::key::normalize_host(&h);
         assert!(
             again.as_deref() == Some(h.as_str()) || ends_in_a_number(&h),
             "{h:?} reads again as {again:?}"
         );
         check_host(&h);
     }
-    let key = reach::registrable(s);
-    let _ = site::file_name(&key);
+    let key = crate::key::registrable(s);
+    let _ = crate::key::file_name(&key);
 }
 
 /// Whether a URL may reach no site: its scheme proves it loads nothing, or
@@ -715,7 +731,7 @@ fn check_host(h: &str) {
     assert!(
         key == h
             || h.ends_with(&format!(".{key}"))
-            || site::normalize_host(h).as_deref() == Some(key.as_str()),
+            || crate::key::normalize_host(h).as_deref() == Some(key.as_str()),
         "{h:?} is keyed under {key:?}, not itself or a parent"
     );
     check_file_name(&key);
@@ -1100,7 +1116,7 @@ fn state_seeds() -> Vec<((&'static str, &'static str), Vec<u8>)> {
     busy.try_admit("s#a", now, &policy, None);
     busy.finish("s#a", now + 1_500, 0);
     busy.try_admit("s#b", now + 20_000, &policy, Some("lease-1"));
-    busy.backoff = Some(crate::decision::Backoff {
+    busy.backoff = Some(crate::pacing::decision::Backoff {
         set_ms: now + 21_000,
         until_ms: now + 81_000,
         strikes: 2,
@@ -1179,7 +1195,7 @@ fn state_seeds() -> Vec<((&'static str, &'static str), Vec<u8>)> {
         (("state_files", "gate.log"), log.as_bytes().to_vec()),
         (
             ("state_files", "site-dir-name"),
-            site::file_name("xn--bcher-kva.example").into_bytes(),
+            crate::key::file_name("xn--bcher-kva.example").into_bytes(),
         ),
     ]
 }

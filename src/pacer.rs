@@ -12,11 +12,12 @@
 //! ```
 
 use crate::{
-    config::{Config, format_duration},
+    config::Config,
+    duration::format_duration,
     error::{Error, Result},
-    gate::{Gate, SiteRequest, Turn},
-    log::{Kind, Record},
-    site,
+    gate::{Ask, Gate, SiteRequest, Turn, requests},
+    pacing::log::{Kind, Record},
+    read::site,
     store::{self, Store},
 };
 
@@ -61,26 +62,31 @@ impl Pacer {
         Ok(Self { store, config })
     }
 
+    /// The gate in `store`, paced by `config`: for a store of the caller's
+    /// own (the in-memory one in tests, on a fake clock).
+    pub fn with_store(store: Box<dyn Store>, config: Config) -> Self {
+        Self { store, config }
+    }
+
     /// The gates for `site_or_url`: a configured site's name (all its
     /// domains), a URL, or a host.
     pub fn requests(&self, site_or_url: &str) -> Result<Vec<SiteRequest>> {
         let wanted = site_or_url.trim().to_ascii_lowercase();
         if let Some(group) = self.config.site(&wanted) {
-            let mut out: Vec<SiteRequest> = group
+            let out: Vec<SiteRequest> = group
                 .domains()
-                .flat_map(|d| self.config.requests_for_host(d))
+                .flat_map(|d| requests::for_host(&self.config, d))
                 .collect();
             if out.is_empty() {
                 return Err(Error::Usage {
                     message: format!("configured site `{wanted}` lists no domains"),
                 });
             }
-            out.sort_by(|a, b| a.site.cmp(&b.site));
-            out.dedup_by(|a, b| a.site == b.site);
+            // The gate sorts and merges them.
             return Ok(out);
         }
         match site::host_of_url(site_or_url) {
-            Some(host) => Ok(self.config.requests_for_host(&host)),
+            Some(host) => Ok(requests::for_host(&self.config, &host)),
             None => Err(Error::Usage {
                 message: format!("`{site_or_url}` is not a site, a host or a URL"),
             }),
@@ -104,55 +110,41 @@ impl Pacer {
             NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         );
         let gate = Gate::new(self.store.as_ref());
-        match gate.admit(&call, &requests, arrived, self.config.max_wait_ms, None)? {
-            Turn::Admitted(a) => {
-                let sites: Vec<String> = a.sites.iter().map(|(s, _)| s.clone()).collect();
-                let mut r = Record::new(Kind::Admit, a.at_ms, "run");
-                r.call = Some(call.clone());
-                r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
-                r.waited_ms = Some(a.waited_ms);
-                r.intervals_ms = sites
-                    .iter()
-                    .map(|s| {
-                        requests
-                            .iter()
-                            .find(|q| &q.site == s)
-                            .map_or(0, |q| q.policy.interval_ms)
-                    })
-                    .collect();
-                r.interval_ms = r.intervals_ms.first().copied();
-                r.hold_ms = Some(self.config.hold_ms);
-                r.sites = sites.clone();
-                self.store.log(&r);
-                Ok(Permit {
-                    pacer: self,
-                    call,
-                    sites,
-                    done: false,
-                })
-            }
-            Turn::OverBudget(s) => {
-                let mut r = Record::new(Kind::Block, s.now, "run");
-                r.sites = vec![s.site.clone()];
-                r.reason = Some(format!("budget spent until {}", s.free_at));
-                self.store.log(&r);
-                Err(Error::BudgetSpent {
-                    site: s.site,
-                    free_in: format_duration(s.free_at.saturating_sub(s.now).max(1)),
-                })
-            }
-            Turn::GaveUp(g) => {
-                let mut r = Record::new(Kind::GiveUp, clock.now_floor(), "run");
-                r.sites = vec![g.site.clone()];
-                r.waited_ms = Some(g.waited_ms);
-                self.store.log(&r);
-                Err(Error::NotAdmitted {
-                    site: g.site,
-                    ahead: g.ahead,
-                    waited: format_duration(g.waited_ms),
-                    more: format_duration(g.more_ms.max(1)),
-                })
-            }
+        let line = Record::new(Kind::Admit, 0, "run");
+        let ask = Ask {
+            call: &call,
+            requests: &requests,
+            arrived,
+            max_wait_ms: self.config.max_wait_ms,
+            hold_ms: self.config.hold_ms,
+            agent: None,
+            line: &line,
+        };
+        // The wait and its I/O end by the deadline; what the caller does
+        // with the permit afterwards is its own.
+        self.store.bound_io(Some(crate::gate::io_deadline(
+            arrived,
+            self.config.max_wait_ms,
+        )));
+        let turn = gate.take_turn(&ask, &mut |_| Ok(()));
+        self.store.bound_io(None);
+        match turn? {
+            Turn::Admitted(a) => Ok(Permit {
+                pacer: self,
+                call,
+                sites: a.sites.into_iter().map(|(s, _)| s).collect(),
+                done: false,
+            }),
+            Turn::OverBudget(s) => Err(Error::BudgetSpent {
+                site: s.site,
+                free_in: format_duration(s.free_at.saturating_sub(s.now).max(1)),
+            }),
+            Turn::GaveUp(g) => Err(Error::NotAdmitted {
+                site: g.site,
+                ahead: g.ahead,
+                waited: format_duration(g.waited_ms),
+                more: format_duration(g.more_ms.max(1)),
+            }),
         }
     }
 }
@@ -165,7 +157,7 @@ impl Pacer {
         &self,
         site_or_url: &str,
         how_long: std::time::Duration,
-    ) -> Result<(Vec<String>, crate::clock::EpochMs)> {
+    ) -> Result<(Vec<String>, crate::pacing::clock::EpochMs)> {
         let mut until = 0;
         let mut sites = Vec::new();
         for r in self.requests(site_or_url)? {
@@ -249,5 +241,41 @@ impl Drop for Permit<'_> {
         if !self.done {
             let _ = self.record_finish();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{sync::Arc, time::Duration};
+
+    use super::*;
+    use crate::{pacing::clock::FakeClock, store::MemoryStore};
+
+    const T0: u64 = 1_800_000_000_000;
+
+    /// `hook::tests::a_pre_held_up_past_its_hold_after_admission_queues_again`,
+    /// through the library: both go through `Gate::take_turn`.
+    #[test]
+    fn a_stalled_run_queues_again_as_a_stalled_hook_does() {
+        let mut config = Config::default();
+        config.interval_ms = 2_000;
+        config.hold_ms = 1_000;
+        let clock = Arc::new(FakeClock::new(T0));
+        let store = MemoryStore::new(clock, requests::policy_of(&config, None));
+        store.stall_after_next(Kind::Admit, Duration::from_millis(1_500));
+        let pacer = Pacer::with_store(Box::new(store.process()), config);
+        let permit = pacer.wait_turn("https://example.com/x").expect("admitted");
+        assert_eq!(permit.sites(), ["example.com"]);
+        let records = store.records();
+        let kinds: Vec<Kind> = records.iter().map(|r| r.event).collect();
+        assert_eq!(
+            kinds,
+            [Kind::Admit, Kind::Cancel, Kind::Admit],
+            "{records:#?}"
+        );
+        assert_eq!(records[2].tool, "run");
+        assert_eq!(records[2].ts, T0 + 1_500);
+        permit.finish().expect("finished");
+        assert_eq!(store.records().last().map(|r| r.event), Some(Kind::Finish));
     }
 }

@@ -24,7 +24,7 @@ use pace_hook::{
     gaps,
     gate::{Gate, SiteRequest, Turn},
     log::{Kind, Record},
-    store::{LEASE_TTL, MemoryStore, RENEW_EVERY, Store},
+    store::{LEASE_TTL, MemoryStore, Queue, RENEW_EVERY, Sites, Store},
 };
 use proptest::prelude::*;
 

@@ -109,6 +109,7 @@ impl Server {
     }
 
     /// A connection for looking at the keys from outside.
+    #[cfg(feature = "redis")]
     pub fn client(&self) -> redis::Connection {
         redis::Client::open(self.url())
             .unwrap()

@@ -1,0 +1,661 @@
+//! One hook event, start to finish: classify the call, find its sites, ask
+//! the gate, and say what happened, to the model on a block and to the gate
+//! log always.
+
+pub(crate) mod context;
+pub(crate) mod event;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use context::Context;
+
+use crate::{
+    config::{Config, OnBackendError},
+    duration::format_duration,
+    error::{Error, Result},
+    gate::{Ask, Gate, SiteRequest, Spent, Turn},
+    hook::event::{EventKind, HookEvent},
+    pacing::clock::{Clock, Mono},
+    pacing::log::{Kind, Record},
+    read::profile::{self, Call, Outcome as ToolOutcome, TabRef, Target, Verdict},
+    read::resolve,
+    read::site,
+    store::{Store, TabEntry, TabMap},
+};
+
+/// What the hook answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Let the call go on.
+    Pass,
+    /// Block it; the text is for the model.
+    Block(String),
+    /// Let the call go on (or, for a Post, done), and tell the model this:
+    /// the hook's `additionalContext` on stdout, since exit 0 shows stderr
+    /// to nobody. A site asked for less traffic; the shared gate fell back
+    /// to this machine's.
+    Tell(String),
+}
+
+/// A Post event that could not be recorded in full. The tool already ran,
+/// so nothing is blocked; the message says what the gate does now.
+#[derive(Debug)]
+pub(crate) struct PostFailure(pub String);
+
+/// Handle one event. `arrived` is when the process started, on the system
+/// clock's monotonic scale, so that `max_wait` counts the whole time the
+/// hook has run.
+pub(crate) fn handle(
+    ctx: &dyn Context,
+    event: &HookEvent,
+    arrived: Mono,
+) -> Result<Outcome, Failure> {
+    match event.kind {
+        EventKind::PreToolUse => pre(ctx, event, arrived).map_err(Failure::Pre),
+        EventKind::PostToolUse | EventKind::PostToolUseFailure => post(ctx, event)
+            .map(|told| told.map_or(Outcome::Pass, Outcome::Tell))
+            .map_err(Failure::Post),
+        EventKind::Other(_) => Ok(Outcome::Pass),
+    }
+}
+
+/// How handling an event failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// Before the call: it must be blocked.
+    Pre(Error),
+    /// After the call: say what it means; block nothing.
+    Post(PostFailure),
+}
+
+/// The message for the model when a Pre event fails inside pace-hook.
+pub(crate) fn failure_message(tool: Option<&str>, error: &Error) -> String {
+    let advice = match error {
+        Error::CorruptState { .. } => "Retry the call after that wait.".to_owned(),
+        Error::LockTimeout { .. } => {
+            "Retry in a minute; if this keeps happening, tell the user.".to_owned()
+        }
+        Error::Backend { setup: true, .. } => {
+            "Retrying will not help: tell the user, who can fix pace-hook's `backend` setting.".to_owned()
+        }
+        Error::Backend { .. } => {
+            "Retry in a minute; if this keeps happening, tell the user, who can bring the server back or set on_backend_error = \"local\" to pace on this machine alone meanwhile.".to_owned()
+        }
+        // The error itself says what to remove or change.
+        Error::Tampered { .. } | Error::UnsafeStateDir { .. } => {
+            "Retrying will not help: tell the user, who can fix it as said.".to_owned()
+        }
+        _ => "Retrying will not help: tell the user, so they can fix pace-hook's setup.".to_owned(),
+    };
+    let what = tool.map_or_else(|| "this call".to_owned(), |t| format!("`{}`", short(t)));
+    one_line(&format!(
+        "pace-hook blocked {what} because it could not pace it safely: {error}. {advice}"
+    ))
+}
+
+/// The message for a Post event that could not be read.
+pub(crate) fn unreadable_post_message(error: &Error) -> String {
+    one_line(&format!(
+        "pace-hook could not read this PostToolUse event: {error}. The call itself ran; its end was not recorded, so its site stays held until its in-flight hold runs out, and then paces as usual."
+    ))
+}
+
+fn short(tool: &str) -> &str {
+    tool.rsplit("__").next().unwrap_or(tool)
+}
+
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
+
+fn record(event: &HookEvent, kind: Kind, ts: u64) -> Record {
+    let mut r = Record::new(kind, ts, short(&event.tool_name));
+    r.session = event.session_id.clone();
+    r.call = event.tool_use_id.clone();
+    r
+}
+
+/// The key that names this call in the gate: its agent (session and
+/// subagent) and its `tool_use_id`. Ids are unique only within a session
+/// (gateways and mocks reuse `call_0`), so the id alone would let two
+/// sessions' calls pass as one.
+pub(crate) fn call_key(event: &HookEvent, clock: &dyn Clock) -> String {
+    let id = event.tool_use_id.clone().unwrap_or_else(|| {
+        // No id to meet its Post by: unique to this process and moment.
+        format!("pre-{}-{}", std::process::id(), clock.now_floor())
+    });
+    match event.agent() {
+        Some(agent) => format!("{agent}#{id}"),
+        None => format!("#{id}"),
+    }
+}
+
+/// Log a line without a store, if the state directory exists: skips touch
+/// no state.
+fn log_light(ctx: &dyn Context, event: &HookEvent, kind: Kind, why: &str) {
+    let mut r = record(event, kind, ctx.clock().now_floor());
+    r.reason = Some(why.to_owned());
+    ctx.log_light(&r, false);
+}
+
+fn pre(ctx: &dyn Context, event: &HookEvent, arrived: Mono) -> Result<Outcome> {
+    // Read only when a call needs it: an open tool's `[[tool]]` rules, or a
+    // block or a pace. Skips and listed tools' sorting never read it.
+    let verdict = profile::classify(
+        &event.tool_name,
+        &event.tool_input,
+        event.session_id.as_deref(),
+        || Ok(&ctx.config()?.tools[..]),
+    )?;
+    match verdict {
+        Verdict::NotOurs => Ok(Outcome::Pass),
+        Verdict::Unknown => {
+            log_unknown(
+                ctx,
+                event,
+                "no profile or [[tool]] rule knows this tool; it passed unpaced",
+            );
+            Ok(Outcome::Pass)
+        }
+        Verdict::Unseen { what } => {
+            log_unknown(ctx, event, &what);
+            Ok(Outcome::Pass)
+        }
+        Verdict::Skip { why } => {
+            log_light(ctx, event, Kind::Skip, why);
+            Ok(Outcome::Pass)
+        }
+        Verdict::Block { why, instead } => {
+            let config = ctx.config()?;
+            let store = ctx.open_store(config)?;
+            let mut r = record(event, Kind::Block, store.clock().now_floor());
+            r.reason = Some(why.clone());
+            store.log(&r);
+            let tool = short(&event.tool_name);
+            Ok(Outcome::Block(one_line(&if instead.is_empty() {
+                // A `[[tool]]` block: the user's reason says it all.
+                format!("pace-hook blocked `{tool}`: {why}.")
+            } else {
+                format!(
+                    "pace-hook blocked `{tool}`: {why}. {instead}; pace-hook then spaces the requests to each site {} apart, from the end of one to the start of the next.",
+                    format_duration(config.interval_ms)
+                )
+            })))
+        }
+        Verdict::Handed { target, label } => {
+            log_unknown(
+                ctx,
+                event,
+                "no profile or [[tool]] rule knows this tool; it was handed URLs, so it was paced on their sites",
+            );
+            pace_verdict(ctx, event, target, label, arrived)
+        }
+        Verdict::Pace { target, label } => pace_verdict(ctx, event, target, label, arrived),
+    }
+}
+
+/// Pace a call on `target`, on the shared gate or, if it fails midway and
+/// the config says so, on this machine's.
+fn pace_verdict(
+    ctx: &dyn Context,
+    event: &HookEvent,
+    target: Target,
+    label: String,
+    arrived: Mono,
+) -> Result<Outcome> {
+    let config = ctx.config()?;
+    let store = ctx.open_store(config)?;
+    // A slow server must not hold the hook past its client's timeout.
+    store.bound_io(Some(crate::gate::io_deadline(arrived, config.max_wait_ms)));
+    let outcome = match pace(
+        event,
+        config,
+        store.as_ref(),
+        &target,
+        label.clone(),
+        arrived,
+    ) {
+        // The shared gate failed midway (it went down while this
+        // call waited): with `on_backend_error = "local"`, pace the
+        // call on this machine's gate instead, in the time left.
+        Err(e @ Error::Backend { .. }) if config.on_backend_error == OnBackendError::Local => {
+            let local = ctx.local_store(config, &e)?;
+            let outcome = pace(event, config, local.as_ref(), &target, label, arrived)?;
+            return Ok(noted(outcome, local.warning()));
+        }
+        other => other?,
+    };
+    Ok(noted(outcome, store.warning()))
+}
+
+/// Log a tool nobody knows, under its full name, so that `status` can show
+/// how to declare it. Unlike a skip's line, this one creates the state
+/// directory: on a fresh machine the first unknown tool is the one to see.
+fn log_unknown(ctx: &dyn Context, event: &HookEvent, why: &str) {
+    let mut r = record(event, Kind::Unknown, ctx.clock().now_floor());
+    r.tool = event.tool_name.clone();
+    r.reason = Some(why.to_owned());
+    ctx.log_light(&r, true);
+}
+
+/// `outcome`, with the store's warning for the model, if it has one.
+fn noted(outcome: Outcome, warning: Option<&str>) -> Outcome {
+    match (outcome, warning) {
+        (Outcome::Pass, Some(w)) => Outcome::Tell(w.to_owned()),
+        (Outcome::Block(m), Some(w)) => Outcome::Block(one_line(&format!("{m} {w}"))),
+        (outcome, _) => outcome,
+    }
+}
+
+fn pace(
+    event: &HookEvent,
+    config: &Config,
+    store: &dyn Store,
+    target: &Target,
+    label: String,
+    arrived: Mono,
+) -> Result<Outcome> {
+    let clock = store.clock();
+    let requests: Vec<SiteRequest> = resolve::requests_for(target, config, store)?
+        .into_iter()
+        .map(SiteRequest::jittered)
+        .collect();
+    if requests.is_empty() {
+        let mut r = record(event, Kind::Skip, clock.now_floor());
+        r.reason = Some("reaches no site".to_owned());
+        store.log(&r);
+        return Ok(Outcome::Pass);
+    }
+    let call = call_key(event, clock);
+    let gate = Gate::new(store);
+    let agent = event.agent();
+    if let Some(agent) = &agent {
+        end_previous_call(event, agent, &call, &gate, store)?;
+    }
+    let mut line = record(event, Kind::Admit, 0);
+    line.tool = label.clone();
+    let ask = Ask {
+        call: &call,
+        requests: &requests,
+        arrived,
+        max_wait_ms: config.max_wait_ms,
+        hold_ms: config.hold_ms,
+        agent: agent.as_deref(),
+        line: &line,
+    };
+    let turn = gate.take_turn(&ask, &mut |a| learn_before(target, store, a.at_ms))?;
+    match turn {
+        Turn::Admitted(_) => Ok(Outcome::Pass),
+        Turn::OverBudget(s) => Ok(Outcome::Block(budget_message(&label, &requests, &s))),
+        Turn::GaveUp(g) => {
+            let ahead = match g.ahead {
+                0 => "the site is still busy".to_owned(),
+                1 => "1 other call is still ahead of it".to_owned(),
+                n => format!("{n} other calls are still ahead of it"),
+            };
+            Ok(Outcome::Block(one_line(&format!(
+                "pace-hook blocked `{label}` on {}: it waited {} for its turn (the most it may wait is max_wait, {}), and {ahead}; {} should be free in {} at the earliest. Work on something else meanwhile (another site, or what this page already shows), then retry this call.",
+                g.site,
+                format_duration(g.waited_ms),
+                format_duration(config.max_wait_ms),
+                g.site,
+                format_duration(g.more_ms.max(1)),
+            ))))
+        }
+    }
+}
+
+fn policy_in(requests: &[SiteRequest], site: &str) -> crate::pacing::decision::Policy {
+    requests
+        .iter()
+        .find(|r| r.site == site)
+        .map(|r| r.policy)
+        .unwrap_or_default()
+}
+
+/// The message for a call blocked because a site's budget is spent.
+pub(crate) fn budget_message(label: &str, requests: &[SiteRequest], s: &Spent) -> String {
+    let per = policy_in(requests, &s.site)
+        .budget
+        .map(|b| format!(" ({} calls per {})", b.calls, format_duration(b.window_ms)))
+        .unwrap_or_default();
+    one_line(&format!(
+        "pace-hook blocked `{label}`: the budget for {}{per} is spent; the next call there is allowed at {} UTC, in {}. Waiting that long would outlive the hook, so work on other sites or on what you already have until then.",
+        s.site,
+        crate::pacing::gaps::clock_time(s.free_at),
+        format_duration(s.free_at.saturating_sub(s.now).max(1)),
+    ))
+}
+
+/// What an admitted call already tells about its tab: a navigation moves
+/// the tab, so until a result shows where it ended up, it may be on its old
+/// site or the new one, and has been on both.
+fn learn_before(target: &Target, store: &dyn Store, now: u64) -> Result<()> {
+    let Target::Url {
+        url,
+        tab: Some(tab),
+    } = target
+    else {
+        return Ok(());
+    };
+    let hosts = resolve::hosts_of_url(url);
+    store.update_tabs(&|map: &mut TabMap| note_tab(map, tab, &hosts, false, now))
+}
+
+/// [`Gate::end_previous`], logged.
+fn end_previous_call(
+    event: &HookEvent,
+    agent: &str,
+    call: &str,
+    gate: &Gate<'_>,
+    store: &dyn Store,
+) -> Result<()> {
+    if let Some((previous, f)) = gate.end_previous(agent, call)?
+        && !f.sites.is_empty()
+    {
+        let mut r = record(event, Kind::Finish, f.at());
+        r.call = Some(previous);
+        r.tool = String::new();
+        r.finished_ms = f.times;
+        r.sites = f.sites;
+        r.reason = Some("no Post came; ended by the agent's next call".to_owned());
+        store.log(&r);
+    }
+    Ok(())
+}
+
+fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFailure> {
+    let Some((profile, tool)) = profile::find(&event.tool_name) else {
+        return post_declared(ctx, event).map(|()| None);
+    };
+    let call = Call {
+        tool,
+        server: profile::server_of(&event.tool_name),
+        input: &event.tool_input,
+        session: event.session_id.as_deref(),
+    };
+    if !profile.post_matters(&call) {
+        return Ok(None);
+    }
+    let what = format!("`{tool}`");
+    // A Post is recorded even while the config is broken (the Pre side
+    // blocks then, so no call of this config was admitted since): the
+    // defaults give the store; the finish needs nothing else.
+    let default;
+    let config = match ctx.config() {
+        Ok(c) => c,
+        Err(_) => {
+            default = Config::default();
+            &default
+        }
+    };
+    let store = ctx
+        .open_store(config)
+        .map_err(|e| not_recorded(&what, &e, config))?;
+    let store = store.as_ref();
+    let learned = profile.learn(
+        &call,
+        &ToolOutcome {
+            texts: &event.response_texts,
+            object: event.response_object.as_ref(),
+            error: event.error.as_deref(),
+        },
+    );
+    // The sites the call's tab shows it is on: a call admitted on an
+    // unknown tab, or on a tab the map had wrong, reached them, so the next
+    // call there must count from this finish.
+    let revealed: Vec<String> = learned
+        .executed
+        .as_ref()
+        .map(|ex| {
+            let mut keys: Vec<String> = learned
+                .tabs
+                .iter()
+                .filter(|t| &t.tab == ex)
+                .flat_map(|t| resolve::hosts_of_url(&t.url))
+                .filter(|h| h != resolve::ANY_HOST)
+                .map(|h| site::key_for_host(&h))
+                .collect();
+            keys.sort();
+            keys.dedup();
+            keys
+        })
+        .unwrap_or_default();
+    // The finish first: it is what the next call's wait counts from.
+    let mut finished = Vec::new();
+    if event.tool_use_id.is_some() || !revealed.is_empty() {
+        finished = record_finish(event, store, tool, &revealed)
+            .map_err(|e| not_recorded(&what, &e, config))?;
+    }
+    // Then what the sites said about the pace: a 429 or 503 holds the site
+    // back; a success resets the doubling.
+    let told = listen(event, store, config, &learned.statuses, &finished)
+        .map_err(|e| not_recorded(&what, &e, config))?;
+    if learned.tabs.is_empty() && learned.current.is_none() {
+        return Ok(told);
+    }
+    let now = store.clock().now_floor();
+    let seen: Vec<(TabRef, Vec<String>, bool)> = learned
+        .tabs
+        .iter()
+        .map(|t| (t.tab.clone(), resolve::hosts_of_url(&t.url), t.sure))
+        .collect();
+    let current = learned.current.clone();
+    store
+        .update_tabs(&|map: &mut TabMap| {
+            for (tab, hosts, sure) in &seen {
+                note_tab(map, tab, hosts, *sure, now);
+            }
+            if let Some(c) = &current
+                && let Some(k) = c.key()
+            {
+                map.current.insert(c.browser.clone(), k);
+            }
+        })
+        .map_err(|e| {
+            PostFailure(one_line(&format!(
+                "pace-hook recorded the end of {what} but could not update its tab map: {e}; calls on tabs it has not seen since are paced against every site it knows until a result shows where they are."
+            )))
+        })?;
+    Ok(told)
+}
+
+/// Act on the HTTP statuses a result reports: a site that answered 429 or
+/// 503 gets a backoff (its `Retry-After`, else a doubling wait), shared by
+/// every process; a site that answered well, or the sites of a call that
+/// succeeded without any status, get their doubling reset. Returns what the
+/// model is told.
+fn listen(
+    event: &HookEvent,
+    store: &dyn Store,
+    config: &Config,
+    statuses: &[profile::Status],
+    finished: &[String],
+) -> Result<Option<String>> {
+    let mut told: Vec<String> = Vec::new();
+    let mut pushed: Vec<String> = Vec::new();
+    for st in statuses {
+        let Some(host) = site::host_of_url(&st.url) else {
+            continue;
+        };
+        let key = site::key_for_host(&host);
+        if matches!(st.code, 429 | 503) {
+            let interval = crate::gate::requests::policy_for_key(config, &key).interval_ms;
+            let mut set_at = 0;
+            let until = store.update_backoff(&key, &mut |s, now| {
+                set_at = now;
+                Some(s.push_back(now, st.retry_after_ms, interval, config.max_backoff_ms))
+            })?;
+            let now = set_at;
+            let mut r = record(event, Kind::Backoff, now);
+            r.sites = vec![key.clone()];
+            r.reason = Some(format!(
+                "answered {}{}",
+                st.code,
+                st.retry_after_ms
+                    .map(|ms| format!(", Retry-After {}", format_duration(ms)))
+                    .unwrap_or_default()
+            ));
+            store.log(&r);
+            if let Some(until) = until {
+                let how = if st.retry_after_ms.is_some() {
+                    "as its Retry-After asked"
+                } else {
+                    "and longer each time it answers so again"
+                };
+                told.push(format!(
+                    "{key} answered {} {}; pace-hook holds its next call back until {} UTC (in {}), {how}. Work on other sites meanwhile.",
+                    st.code,
+                    reason_phrase(st.code),
+                    crate::pacing::gaps::clock_time(until),
+                    format_duration(until.saturating_sub(now).max(1)),
+                ));
+            }
+            pushed.push(key);
+        }
+    }
+    let ok: Vec<String> = statuses
+        .iter()
+        .filter(|st| st.code < 400)
+        .filter_map(|st| site::host_of_url(&st.url).map(|h| site::key_for_host(&h)))
+        .chain(
+            (event.kind == EventKind::PostToolUse && statuses.is_empty())
+                .then(|| finished.iter().cloned())
+                .into_iter()
+                .flatten(),
+        )
+        .filter(|k| !pushed.contains(k))
+        .collect();
+    for key in ok {
+        // Most sites have no backoff to reset: look first. A look is one
+        // read; the step is a script and a transaction on Redis (five round
+        // trips on every Post), a locked read on files either way. A state
+        // that cannot be read goes to the step, which heals it.
+        match store.site_state(&key) {
+            Ok(None) => continue,
+            Ok(Some(s)) if s.backoff.is_none() => continue,
+            _ => {}
+        }
+        store.update_backoff(&key, &mut |s, now| {
+            s.relieve(now);
+            None
+        })?;
+    }
+    Ok((!told.is_empty()).then(|| told.join(" ")))
+}
+
+fn reason_phrase(code: u16) -> &'static str {
+    match code {
+        429 => "Too Many Requests",
+        503 => "Service Unavailable",
+        _ => "",
+    }
+}
+
+/// The Post of a tool no profile owns: if a `[[tool]]` rule paces it, its
+/// call is finished like any other. Tools nobody declared were never
+/// admitted, so their Posts read nothing but the config.
+fn post_declared(ctx: &dyn Context, event: &HookEvent) -> Result<(), PostFailure> {
+    if !event.tool_name.starts_with("mcp__") || event.tool_use_id.is_none() {
+        return Ok(());
+    }
+    // A broken config blocked the Pre, so no call of it is in flight.
+    let Ok(config) = ctx.config() else {
+        return Ok(());
+    };
+    // Paced by a `[[tool]]` rule, or a tool nobody knows that was paced on
+    // the URLs it was handed (unless a rule said otherwise).
+    let paced = match profile::declared::rule_for(&config.tools, &event.tool_name) {
+        Some(rule) => rule.class == crate::config::ToolClass::Pace,
+        None => matches!(
+            profile::handed(&event.tool_name, &event.tool_input),
+            Verdict::Handed { .. }
+        ),
+    };
+    if !paced {
+        return Ok(());
+    }
+    let what = format!("`{}`", short(&event.tool_name));
+    let store = ctx
+        .open_store(config)
+        .map_err(|e| not_recorded(&what, &e, config))?;
+    let store = store.as_ref();
+    record_finish(event, store, short(&event.tool_name), &[])
+        .map(|_| ())
+        .map_err(|e| not_recorded(&what, &e, config))
+}
+
+/// Record the finish of the event's call, and on `revealed` sites, and log
+/// it. Returns the sites it was recorded on.
+fn record_finish(
+    event: &HookEvent,
+    store: &dyn Store,
+    tool: &str,
+    revealed: &[String],
+) -> Result<Vec<String>> {
+    let key = call_key(event, store.clock());
+    let f = Gate::new(store).finish(&key, event.agent().as_deref(), revealed)?;
+    if !f.sites.is_empty() {
+        let mut r = record(event, Kind::Finish, f.at());
+        r.tool = tool.to_owned();
+        r.call = Some(key);
+        r.finished_ms = f.times;
+        r.sites = f.sites.clone();
+        r.reason = (event.kind == EventKind::PostToolUseFailure).then(|| "failed".to_owned());
+        store.log(&r);
+    }
+    Ok(f.sites)
+}
+
+fn not_recorded(what: &str, e: &Error, config: &Config) -> PostFailure {
+    PostFailure(one_line(&format!(
+        "pace-hook could not record the end of {what}: {e}. The call itself ran; its sites stay held until its in-flight hold runs out (at most {}), and then pace as usual.",
+        format_duration(config.hold_ms)
+    )))
+}
+
+/// How stale a tab's `seen_ms` may get before an unchanged entry is written
+/// again; it only orders which tabs are forgotten first.
+const TAB_REFRESH_MS: u64 = 10 * 60_000;
+
+/// Record that `tab` is on `hosts` as of `now`: instead of what the map held
+/// when `sure`, beside it otherwise. Every host it is seen on joins its
+/// history. The map is left untouched (so nothing is written) when it already
+/// says so and is fresh.
+pub(crate) fn note_tab(map: &mut TabMap, tab: &TabRef, hosts: &[String], sure: bool, now: u64) {
+    let Some(key) = tab.key().or_else(|| map.current.get(&tab.browser).cloned()) else {
+        return;
+    };
+    let old = map.tabs.get(&key);
+    let mut new: Vec<String> = hosts.to_vec();
+    if !sure && let Some(old) = old {
+        new.extend(old.hosts.iter().cloned());
+    }
+    new.sort();
+    new.dedup();
+    let mut history = old.map(|o| o.history.clone()).unwrap_or_default();
+    for h in &new {
+        if history.last() != Some(h) {
+            history.retain(|x| x != h);
+            history.push(h.clone());
+        }
+    }
+    if history.len() > TabMap::MAX_HISTORY {
+        history.drain(..history.len() - TabMap::MAX_HISTORY);
+    }
+    if let Some(e) = old
+        && e.hosts == new
+        && e.history == history
+        && now.saturating_sub(e.seen_ms) < TAB_REFRESH_MS
+    {
+        return;
+    }
+    map.tabs.insert(
+        key,
+        TabEntry {
+            hosts: new,
+            history,
+            seen_ms: now,
+        },
+    );
+}

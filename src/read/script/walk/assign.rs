@@ -1,0 +1,300 @@
+//! Assignments: to variables (which only record the value), to properties
+//! that load (`src`, `href`, `location`), to markup, and the checks on what
+//! is assigned (`javascript:` URLs, markup that loads or runs code).
+
+use super::*;
+
+impl<'a> Walker<'a, '_> {
+    /// A `javascript:` URL among `vals`, given to `what`, runs code.
+    /// Where `loads_code` (a worker, a script, a frame), a `data:` or
+    /// `blob:` URL runs code the script wrote, and, for workers and
+    /// imports, any URL the analysis cannot read may be one.
+    pub(super) fn code_url(&mut self, vals: &Vals, what: &str, at: u32, loads_code: Loads) {
+        let scheme = |s: &str| -> String {
+            s.trim_start_matches(|c: char| c <= ' ')
+                .chars()
+                .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+                .take_while(|c| *c != ':')
+                .take(16)
+                .collect::<String>()
+                .to_ascii_lowercase()
+        };
+        let mut javascript = false;
+        let mut made = false;
+        let mut unread = false;
+        for v in vals.iter() {
+            match v {
+                Value::Str(s) => match scheme(s).as_str() {
+                    "javascript" if s.contains(':') => javascript = true,
+                    "data" | "blob" if s.contains(':') => made = true,
+                    _ => {}
+                },
+                _ => unread = true,
+            }
+        }
+        if javascript {
+            self.opaque(
+                &format!("{what} with a `javascript:` URL, which runs code"),
+                at,
+            );
+        }
+        if made && loads_code != Loads::No {
+            self.opaque(
+                &format!(
+                    "{what} with a `data:` or `blob:` URL, which runs code the analysis cannot see"
+                ),
+                at,
+            );
+        }
+        if unread && loads_code == Loads::Always {
+            self.opaque(
+                &format!("{what} with a URL the analysis cannot read, whose code it cannot see"),
+                at,
+            );
+        }
+    }
+
+    /// Markup with values `vals` inserted by `label` at `at`.
+    pub(super) fn markup(&mut self, vals: &Vals, label: &str, at: u32) -> Cost {
+        if !vals.all_strings() {
+            self.opaque(&format!("{label} with markup the analysis cannot read"), at);
+            return Cost::Zero;
+        }
+        if vals
+            .iter()
+            .any(|v| matches!(v, Value::Str(s) if markup::runs_code(s)))
+        {
+            self.opaque(
+                &format!("{label} with markup that runs code (an inline handler, a `javascript:` URL or a script)"),
+                at,
+            );
+        }
+        let n = vals
+            .iter()
+            .map(|v| match v {
+                Value::Str(s) => markup::loads(s),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0);
+        let what = format!("markup that loads a resource, inserted by {label}");
+        match n {
+            0 => Cost::Zero,
+            1 => self.request(&what, at),
+            n => {
+                self.request(&what, at);
+                Cost::Many(format!(
+                    "{label} at {} inserts markup that loads {n} resources",
+                    self.pos(at)
+                ))
+            }
+        }
+    }
+
+    pub(super) fn assignment(&mut self, a: &'a AssignmentExpression<'a>) -> (Vals, Cost) {
+        let (rhs, cost) = self.expr(&a.right);
+        let stored = match a.operator {
+            AssignmentOperator::Assign
+            | AssignmentOperator::LogicalAnd
+            | AssignmentOperator::LogicalOr
+            | AssignmentOperator::LogicalNullish => rhs.clone(),
+            // `+=` and the like store a new number or string.
+            _ => Vals::unknown(),
+        };
+        let mut c = self.assign(&a.left, &stored, a.span.start);
+        // Markup counts its own `url(`s.
+        let markup = matches!(
+            a.left.as_member_expression().and_then(MemberExpression::static_property_name),
+            Some(n) if model::inserts_markup(n)
+        );
+        if a.left.as_member_expression().is_some() && !markup {
+            c = c.then(self.css(&a.right, a.span.start));
+        }
+        (rhs, cost.then(c))
+    }
+
+    pub(super) fn assign(
+        &mut self,
+        target: &'a AssignmentTarget<'a>,
+        vals: &Vals,
+        at: u32,
+    ) -> Cost {
+        match target {
+            AssignmentTarget::AssignmentTargetIdentifier(id) => {
+                self.assign_name(id.name.as_str(), vals, id.span.start)
+            }
+            AssignmentTarget::StaticMemberExpression(_)
+            | AssignmentTarget::ComputedMemberExpression(_)
+            | AssignmentTarget::PrivateFieldExpression(_) => {
+                let m = target.to_member_expression();
+                let (obj, key, cost) = self.member_parts(m);
+                cost.then(self.set(&obj, &key, vals, m.span().start))
+            }
+            AssignmentTarget::ArrayAssignmentTarget(a) => {
+                let mut cost = Cost::Zero;
+                for el in a.elements.iter().flatten() {
+                    cost = cost.then(self.assign_maybe_default(el, &Vals::unknown(), at));
+                }
+                if let Some(rest) = &a.rest {
+                    cost = cost.then(self.assign(&rest.target, &Vals::unknown(), at));
+                }
+                cost
+            }
+            AssignmentTarget::ObjectAssignmentTarget(o) => {
+                let mut cost = Cost::Zero;
+                for p in &o.properties {
+                    match p {
+                        AssignmentTargetProperty::AssignmentTargetPropertyIdentifier(pi) => {
+                            let name = pi.binding.name.as_str();
+                            let mut v = self.get(
+                                vals,
+                                &Key::Name(Cow::Borrowed(name), true),
+                                pi.span.start,
+                            );
+                            if let Some(init) = &pi.init {
+                                let (d, c) = self.expr(init);
+                                v.join(&d);
+                                cost = cost.then(c);
+                            }
+                            cost = cost.then(self.assign_name(name, &v, pi.span.start));
+                        }
+                        AssignmentTargetProperty::AssignmentTargetPropertyProperty(pp) => {
+                            let (key, c) = self.property_key(&pp.name, pp.computed, true);
+                            cost = cost.then(c);
+                            let v = self.get(vals, &key, pp.span.start);
+                            cost = cost.then(self.assign_maybe_default(
+                                &pp.binding,
+                                &v,
+                                pp.span.start,
+                            ));
+                        }
+                    }
+                }
+                if let Some(rest) = &o.rest {
+                    cost = cost.then(self.assign(&rest.target, vals, at));
+                }
+                cost
+            }
+            _ => {
+                self.opaque("syntax pace-hook does not read", at);
+                Cost::Zero
+            }
+        }
+    }
+
+    pub(super) fn assign_maybe_default(
+        &mut self,
+        t: &'a AssignmentTargetMaybeDefault<'a>,
+        vals: &Vals,
+        at: u32,
+    ) -> Cost {
+        match t {
+            AssignmentTargetMaybeDefault::AssignmentTargetWithDefault(d) => {
+                let (dv, c) = self.expr(&d.init);
+                let mut v = vals.clone();
+                v.join(&dv);
+                c.then(self.assign(&d.binding, &v, at))
+            }
+            other => self.assign(other.to_assignment_target(), vals, at),
+        }
+    }
+
+    pub(super) fn assign_name(&mut self, name: &str, vals: &Vals, at: u32) -> Cost {
+        if let Some(id) = self.lookup(name) {
+            self.join_binding(id, vals);
+            return Cost::Zero;
+        }
+        // A global: `location = u` navigates; anything else lands on the
+        // global object, where page code can reach it.
+        self.set(
+            &Vals::of(Value::Global),
+            &Key::Name(Cow::Owned(name.to_owned()), true),
+            vals,
+            at,
+        )
+    }
+
+    /// Store `vals` in member `key` of `obj` at `at`.
+    pub(super) fn set(&mut self, obj: &Vals, key: &Key<'a>, vals: &Vals, at: u32) -> Cost {
+        let shown = key.shown();
+        let how = if model::is_event_handler(shown) {
+            How::new("runs as an event handler (`.{name}` at {at})", shown, at)
+        } else {
+            How::new(
+                "is stored in `.{name}` ({at}), where the analysis cannot follow it",
+                shown,
+                at,
+            )
+        };
+        let mut cost = Cost::Zero;
+        if let Key::Name(n, _) = key
+            && model::url_assigned(n)
+        {
+            let frame_or_script = obj.iter().any(|v| match v {
+                Value::Element(tag) => model::loads_document(n, tag),
+                Value::Unknown | Value::Dyn | Value::Any => model::loads_document(n, ""),
+                _ => false,
+            });
+            let loads = if frame_or_script {
+                Loads::FromMadeUrls
+            } else {
+                Loads::No
+            };
+            self.code_url(vals, &format!("assignment to `.{n}`"), at, loads);
+        }
+        for v in obj.iter() {
+            let c = match (v, key) {
+                (_, Key::Private) => Cost::Zero,
+                (Value::Global, Key::Name(n, true)) => match model::assigned_global(n) {
+                    Some(what) => self.request(&what, at),
+                    None => {
+                        self.join_global(n, vals);
+                        Cost::Zero
+                    }
+                },
+                (Value::Global, _) => {
+                    self.opaque("assignment to a member of the global object through a computed name", at);
+                    Cost::Zero
+                }
+                (Value::Obj(o), Key::Name(n, _)) => match model::assigned_obj(*o, n) {
+                    Some(what) => self.request(&what, at),
+                    None => Cost::Zero,
+                },
+                (Value::Obj(o), Key::Unreadable) if model::reaches_requests(*o) => {
+                    self.opaque("assignment to a member of a browser object through a computed name", at);
+                    Cost::Zero
+                }
+                (Value::Unknown | Value::Element(_) | Value::Dyn | Value::Any, Key::Name(n, _)) => {
+                    let tag = match v {
+                        Value::Element(t) => Some(t.as_str()),
+                        _ => None,
+                    };
+                    match model::assigned_element(tag, n) {
+                        model::Assigned::Nothing => Cost::Zero,
+                        model::Assigned::Request(what) => self.request(&what, at),
+                        model::Assigned::Markup(what) => self.markup(vals, &what, at),
+                        model::Assigned::Code(what) => {
+                            self.opaque(&what, at);
+                            Cost::Zero
+                        }
+                    }
+                }
+                // Sloppy mode: `arguments[0] = v` sets the first parameter.
+                (Value::Arguments(id), _) => {
+                    if let Some(node) = self.node(*id) {
+                        for p in &node.params().items {
+                            self.bind(&p.pattern, vals, false);
+                        }
+                    }
+                    Cost::Zero
+                }
+                (Value::Unknown | Value::Element(_) | Value::Dyn | Value::Any, Key::Unreadable) => {
+                    self.request("assignment to a member whose name the analysis cannot read (it may be `src`)", at)
+                }
+                _ => Cost::Zero,
+            };
+            cost = cost.or(c);
+        }
+        cost.then(self.escape(vals, at, &how, false))
+    }
+}

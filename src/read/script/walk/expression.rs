@@ -1,0 +1,465 @@
+//! Expressions: their values (what they may evaluate to) and the requests
+//! evaluating them starts; members of the objects that reach requests.
+
+use super::*;
+
+impl<'a> Walker<'a, '_> {
+    pub(super) fn expr(&mut self, e: &'a Expression<'a>) -> (Vals, Cost) {
+        match e {
+            Expression::BooleanLiteral(_)
+            | Expression::NullLiteral(_)
+            | Expression::NumericLiteral(_)
+            | Expression::BigIntLiteral(_)
+            | Expression::RegExpLiteral(_)
+            | Expression::ImportMeta(_)
+            | Expression::NewTarget(_)
+            | Expression::Super(_) => (Vals::unknown(), Cost::Zero),
+            Expression::StringLiteral(s) => {
+                let text = s.value.as_str().to_owned();
+                self.note_string(&[Part::Lit(text.clone())], s.span);
+                self.note_embedded(&text, s.span.start);
+                (Vals::of(Value::Str(text)), Cost::Zero)
+            }
+            Expression::TemplateLiteral(t) => self.template(t),
+            Expression::Identifier(id) => (self.read(id.name.as_str()), Cost::Zero),
+            Expression::ThisExpression(_) => (Vals::of(Value::Global), Cost::Zero),
+            Expression::ArrayExpression(a) => {
+                let mut cost = Cost::Zero;
+                let how = How::at(
+                    "is stored in an array ({at}), where the analysis cannot follow it",
+                    a.span.start,
+                );
+                for el in &a.elements {
+                    let e = match el {
+                        ArrayExpressionElement::SpreadElement(s) => &s.argument,
+                        ArrayExpressionElement::Elision(_) => continue,
+                        other => other.to_expression(),
+                    };
+                    let (v, c) = self.expr(e);
+                    cost = cost
+                        .then(c)
+                        .then(self.escape(&v, e.span().start, &how, false));
+                }
+                (Vals::of(Value::Plain), cost)
+            }
+            Expression::ArrowFunctionExpression(a) => {
+                (Vals::of(self.define(FnNode::Arrow(a))), Cost::Zero)
+            }
+            Expression::FunctionExpression(f) => {
+                (Vals::of(self.define(FnNode::Function(f))), Cost::Zero)
+            }
+            Expression::AssignmentExpression(a) => self.assignment(a),
+            Expression::AwaitExpression(a) => self.expr(&a.argument),
+            Expression::BinaryExpression(b) => {
+                if b.operator == BinaryOperator::Addition {
+                    self.concatenation(e, b)
+                } else {
+                    let (_, l) = self.expr(&b.left);
+                    let (_, r) = self.expr(&b.right);
+                    (Vals::unknown(), l.then(r))
+                }
+            }
+            Expression::CallExpression(c) => self.call(&c.callee, &c.arguments, c.span, false),
+            Expression::ChainExpression(c) => match &c.expression {
+                ChainElement::CallExpression(call) => {
+                    self.call(&call.callee, &call.arguments, call.span, false)
+                }
+                ChainElement::TSNonNullExpression(t) => self.expr(&t.expression),
+                other => self.member(other.to_member_expression()),
+            },
+            Expression::ClassExpression(c) => (Vals::unknown(), self.class(c)),
+            Expression::ConditionalExpression(c) => {
+                let (_, test) = self.expr(&c.test);
+                let (mut v, a) = self.expr(&c.consequent);
+                let (w, b) = self.expr(&c.alternate);
+                v.join(&w);
+                (v, test.then(a.or(b)))
+            }
+            Expression::ImportExpression(i) => self.import(i),
+            Expression::LogicalExpression(l) => {
+                let (mut v, a) = self.expr(&l.left);
+                let (w, b) = self.expr(&l.right);
+                v.join(&w);
+                (v, a.then(b))
+            }
+            Expression::NewExpression(n) => self.call(&n.callee, &n.arguments, n.span, true),
+            Expression::ObjectExpression(o) => self.object(o),
+            Expression::ParenthesizedExpression(p) => self.expr(&p.expression),
+            Expression::SequenceExpression(s) => {
+                let mut cost = Cost::Zero;
+                let mut last = Vals::unknown();
+                for e in &s.expressions {
+                    let (v, c) = self.expr(e);
+                    cost = cost.then(c);
+                    last = v;
+                }
+                (last, cost)
+            }
+            Expression::TaggedTemplateExpression(t) => self.tagged(t),
+            Expression::UnaryExpression(u) => (Vals::unknown(), self.expr(&u.argument).1),
+            Expression::UpdateExpression(u) => {
+                let cost = match u.argument.as_member_expression() {
+                    Some(m) => self.member_parts(m).2,
+                    None => Cost::Zero,
+                };
+                (Vals::unknown(), cost)
+            }
+            Expression::YieldExpression(y) => match &y.argument {
+                Some(a) => {
+                    let (v, c) = self.expr(a);
+                    let how = How::at("runs after being yielded ({at})", y.span.start);
+                    (
+                        Vals::unknown(),
+                        c.then(self.escape(&v, y.span.start, &how, false)),
+                    )
+                }
+                None => (Vals::unknown(), Cost::Zero),
+            },
+            Expression::PrivateInExpression(p) => (Vals::unknown(), self.expr(&p.right).1),
+            Expression::StaticMemberExpression(_)
+            | Expression::ComputedMemberExpression(_)
+            | Expression::PrivateFieldExpression(_) => self.member(e.to_member_expression()),
+            _ => {
+                self.opaque("syntax pace-hook does not read", e.span().start);
+                (Vals::unknown(), Cost::Zero)
+            }
+        }
+    }
+
+    pub(super) fn template(&mut self, t: &'a TemplateLiteral<'a>) -> (Vals, Cost) {
+        let mut parts = Vec::new();
+        let mut cost = Cost::Zero;
+        for (i, q) in t.quasis.iter().enumerate() {
+            match &q.value.cooked {
+                Some(s) => {
+                    push_lit(&mut parts, s.as_str());
+                    self.note_embedded(s.as_str(), q.span.start);
+                }
+                None => parts.push(Part::Hole),
+            }
+            if let Some(e) = t.expressions.get(i) {
+                let (v, c) = self.part(e);
+                cost = cost.then(c);
+                match v.as_str() {
+                    Some(s) => push_lit(&mut parts, s),
+                    None => parts.push(Part::Hole),
+                }
+            }
+        }
+        self.note_string(&parts, t.span);
+        (string_value(&parts), cost)
+    }
+
+    pub(super) fn concatenation(
+        &mut self,
+        e: &'a Expression<'a>,
+        b: &'a BinaryExpression<'a>,
+    ) -> (Vals, Cost) {
+        let root = self.concat == 0;
+        let (_, l) = self.part(&b.left);
+        let (_, r) = self.part(&b.right);
+        if !root {
+            return (Vals::unknown(), l.then(r));
+        }
+        let mut parts = Vec::new();
+        self.shape(e, &mut parts);
+        self.note_string(&parts, b.span);
+        (string_value(&parts), l.then(r))
+    }
+
+    /// Walk an operand of a concatenation or a `${…}` of a template. A
+    /// string, a number, a name or a nested `+` is a part of the whole
+    /// string, which is checked for a URL once, whole; anything else (a
+    /// call, a function, a conditional) is an expression of its own, whose
+    /// strings are checked where they are: `'a' + f('https://other.org/')`
+    /// names `other.org`.
+    fn part(&mut self, e: &'a Expression<'a>) -> (Vals, Cost) {
+        let saved = self.concat;
+        self.concat = if has_text(e) { saved + 1 } else { 0 };
+        let walked = self.expr(e);
+        self.concat = saved;
+        walked
+    }
+
+    /// The known and unknown parts of a string expression, without walking
+    /// it for requests (the caller did). Only the expressions [`has_text`]
+    /// names have any known part.
+    pub(super) fn shape(&self, e: &'a Expression<'a>, parts: &mut Vec<Part>) {
+        match e {
+            Expression::StringLiteral(s) => push_lit(parts, s.value.as_str()),
+            Expression::NumericLiteral(n) => push_lit(parts, &n.value.to_string()),
+            Expression::ParenthesizedExpression(p) => self.shape(&p.expression, parts),
+            Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
+                self.shape(&b.left, parts);
+                self.shape(&b.right, parts);
+            }
+            Expression::TemplateLiteral(t) => {
+                for (i, q) in t.quasis.iter().enumerate() {
+                    match &q.value.cooked {
+                        Some(s) => push_lit(parts, s.as_str()),
+                        None => parts.push(Part::Hole),
+                    }
+                    if let Some(e) = t.expressions.get(i) {
+                        self.shape(e, parts);
+                    }
+                }
+            }
+            Expression::Identifier(id) => {
+                let known = self
+                    .lookup(id.name.as_str())
+                    .and_then(|b| self.binding(b))
+                    .and_then(|v| v.as_str().map(str::to_owned));
+                match known {
+                    Some(s) => push_lit(parts, &s),
+                    None => parts.push(Part::Hole),
+                }
+            }
+            _ => parts.push(Part::Hole),
+        }
+    }
+
+    pub(super) fn member(&mut self, m: &'a MemberExpression<'a>) -> (Vals, Cost) {
+        let (obj, key, cost) = self.member_parts(m);
+        (self.get(&obj, &key, m.span().start), cost)
+    }
+
+    pub(super) fn member_parts(&mut self, m: &'a MemberExpression<'a>) -> (Vals, Key<'a>, Cost) {
+        match m {
+            MemberExpression::StaticMemberExpression(s) => {
+                let (o, c) = self.expr(&s.object);
+                (
+                    o,
+                    Key::Name(Cow::Borrowed(s.property.name.as_str()), true),
+                    c,
+                )
+            }
+            MemberExpression::ComputedMemberExpression(c) => {
+                let (o, c1) = self.expr(&c.object);
+                let (k, c2) = self.expr(&c.expression);
+                (o, self.key_of(&c.expression, &k), c1.then(c2))
+            }
+            MemberExpression::PrivateFieldExpression(p) => {
+                let (o, c) = self.expr(&p.object);
+                (o, Key::Private, c)
+            }
+        }
+    }
+
+    /// Member `key` of `obj`, read at `at`.
+    pub(super) fn get(&mut self, obj: &Vals, key: &Key<'a>, at: u32) -> Vals {
+        let mut out = Vals::none();
+        for v in obj.iter() {
+            let got = self.get_one(v, key, at);
+            out.join(&got);
+        }
+        out
+    }
+
+    pub(super) fn get_one(&mut self, v: &Value, key: &Key<'a>, at: u32) -> Vals {
+        let env = self.env;
+        let one = Vals::of;
+        match (v, key) {
+            (_, Key::Private) => Vals::unknown(),
+            // `x.constructor.constructor` is `Function`, which runs a string.
+            (_, Key::Name(n, _)) if model::is_constructor(n) => one(Value::Opaque(
+                "a call of a `.constructor` (it can be `Function`)",
+            )),
+            (Value::Global, Key::Name(n, true)) => {
+                if model::is_frame_index(n) {
+                    one(Value::Global)
+                } else {
+                    self.global_member(n)
+                }
+            }
+            (Value::Global, _) => {
+                self.opaque(
+                    "a member of the global object read through a computed name (`window[…]`)",
+                    at,
+                );
+                Vals::none()
+            }
+            (Value::Obj(o), Key::Name(n, _)) => one(model::member(*o, n, env)
+                .or_else(|| model::by_name(n, env))
+                .map_or(Value::Unknown, Value::from)),
+            (Value::Obj(o), Key::Unreadable) => {
+                if model::reaches_requests(*o) {
+                    self.opaque(
+                        "a member of a browser object read through a computed name",
+                        at,
+                    );
+                    return Vals::none();
+                }
+                one(Value::Dyn)
+            }
+            (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Name(n, _)) => {
+                one(model::by_name(n, env).map_or(Value::Unknown, Value::from))
+            }
+            (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Unreadable) => one(Value::Dyn),
+            (Value::Any, _) => one(Value::Any),
+            (Value::Plain | Value::Str(_), _) => Vals::unknown(),
+            (
+                Value::Sink(_)
+                | Value::Opaque(_)
+                | Value::Effect(_)
+                | Value::Func(_)
+                | Value::Via(_)
+                | Value::BindOf(_),
+                Key::Name(n, _),
+            ) => match model::function_member(n) {
+                // `f.call.call(g, …)` calls `g`, not `f`: the analysis does
+                // not follow `.call` of `.call`.
+                Some(_) if matches!(v, Value::Via(_) | Value::BindOf(_)) => one(Value::Opaque(
+                    "a call through `.call` or `.bind` of `.call`",
+                )),
+                Some(model::FnMember::Call) => one(Value::Via(Box::new(v.clone()))),
+                Some(model::FnMember::Bind) => one(Value::BindOf(Box::new(v.clone()))),
+                None => Vals::unknown(),
+            },
+            (Value::Func(_), Key::Unreadable) => one(Value::Dyn),
+            (
+                Value::Sink(_)
+                | Value::Opaque(_)
+                | Value::Effect(_)
+                | Value::Via(_)
+                | Value::BindOf(_),
+                Key::Unreadable,
+            ) => {
+                self.opaque(
+                    "a member of a function that starts requests, read through a computed name",
+                    at,
+                );
+                Vals::none()
+            }
+            (Value::Arguments(id), Key::Name(n, _)) if model::is_callee(n) => one(Value::Func(*id)),
+            (Value::Arguments(_), _) => Vals::unknown(),
+        }
+    }
+
+    pub(super) fn object(&mut self, o: &'a ObjectExpression<'a>) -> (Vals, Cost) {
+        let mut cost = Cost::Zero;
+        for p in &o.properties {
+            match p {
+                ObjectPropertyKind::ObjectProperty(p) => {
+                    let (key, c) = self.property_key(&p.key, p.computed, true);
+                    cost = cost.then(c);
+                    let (v, c) = self.expr(&p.value);
+                    cost = cost.then(c);
+                    let at = p.span.start;
+                    let how = match p.kind {
+                        PropertyKind::Get | PropertyKind::Set => {
+                            How::at("runs as a getter or setter ({at})", at)
+                        }
+                        PropertyKind::Init if p.method => How::at(
+                            "runs as an object's method ({at}), whose calls the analysis does not follow",
+                            at,
+                        ),
+                        PropertyKind::Init => How::at(
+                            "is stored in an object ({at}), where the analysis cannot follow it",
+                            at,
+                        ),
+                    };
+                    // `{ view: window }` is how events are made; a window
+                    // stored under any other name is lost track of.
+                    let reads_only = matches!(&key, Key::Name(n, _) if model::window_key(n));
+                    cost = cost.then(self.escape(&v, at, &how, reads_only));
+                }
+                ObjectPropertyKind::SpreadProperty(s) => {
+                    let (v, c) = self.expr(&s.argument);
+                    let how = How::at(
+                        "is copied into an object ({at}), where the analysis cannot follow it",
+                        s.span.start,
+                    );
+                    cost = cost
+                        .then(c)
+                        .then(self.escape(&v, s.span.start, &how, false));
+                }
+            }
+        }
+        (Vals::of(Value::Plain), cost)
+    }
+
+    pub(super) fn import(&mut self, i: &'a ImportExpression<'a>) -> (Vals, Cost) {
+        let (v, mut cost) = self.expr(&i.source);
+        if let Some(o) = &i.options {
+            cost = cost.then(self.expr(o).1);
+        }
+        let node_module = model::imports_modules(self.env)
+            && v.iter().any(|v| matches!(v, Value::Str(s) if url::named(&[Part::Lit(s.clone())]) == Named::Nothing));
+        if node_module {
+            self.opaque(model::MODULE_IMPORT, i.span.start);
+        } else if v.all_strings() {
+            let sink = model::IMPORT;
+            self.code_url(&v, sink.label, i.span.start, sink.loads);
+            cost = cost.then(self.request(sink.label, i.span.start));
+        } else {
+            self.opaque(
+                "`import()` of a module the analysis cannot read",
+                i.span.start,
+            );
+        }
+        (Vals::unknown(), cost)
+    }
+
+    pub(super) fn tagged(&mut self, t: &'a TaggedTemplateExpression<'a>) -> (Vals, Cost) {
+        let (fvals, receiver, name, mut cost) = self.callee(&t.tag);
+        // The tag reads the text as written (`String.raw`) and as escapes
+        // make it: both may name a site.
+        for raw in [false, true] {
+            let mut parts = Vec::new();
+            for (i, q) in t.quasi.quasis.iter().enumerate() {
+                let text = if raw {
+                    Some(&q.value.raw)
+                } else {
+                    q.value.cooked.as_ref()
+                };
+                match text {
+                    Some(s) => {
+                        push_lit(&mut parts, s.as_str());
+                        self.note_embedded(s.as_str(), q.span.start);
+                    }
+                    None => parts.push(Part::Hole),
+                }
+                if i < t.quasi.expressions.len() {
+                    parts.push(Part::Hole);
+                }
+            }
+            self.note_string(&parts, t.quasi.span);
+        }
+        let mut args = vec![Arg {
+            vals: Vals::of(Value::Plain),
+            spread: false,
+            expr: None,
+        }];
+        for e in &t.quasi.expressions {
+            let (v, c) = self.expr(e);
+            cost = cost.then(c);
+            args.push(Arg {
+                vals: v,
+                spread: false,
+                expr: Some(e),
+            });
+        }
+        let site = CallSite {
+            at: t.span.start,
+            name,
+            receiver,
+            new: false,
+        };
+        let (v, c) = self.apply_all(&fvals, &args, &site);
+        (v, cost.then(c))
+    }
+}
+
+/// Whether [`Walker::shape`] reads any text from `e`: a string, a number, a
+/// template, a name, a `+` of them. Anything else is one unknown part.
+pub(super) fn has_text(e: &Expression<'_>) -> bool {
+    match e {
+        Expression::StringLiteral(_)
+        | Expression::NumericLiteral(_)
+        | Expression::TemplateLiteral(_)
+        | Expression::Identifier(_) => true,
+        Expression::ParenthesizedExpression(p) => has_text(&p.expression),
+        Expression::BinaryExpression(b) => b.operator == BinaryOperator::Addition,
+        _ => false,
+    }
+}

@@ -1,0 +1,571 @@
+//! The walk over the syntax tree that counts requests.
+//!
+//! Each function's body is walked once per round, giving a summary (how
+//! many requests one call makes, what it returns); a call adds its callee's
+//! summary. A function expression is walked where it is written; a function
+//! declaration at the first call that sees it, after the call has bound its
+//! parameters, or else when its scope closes ([`Walker::settle`]). Variables are keyed by their declaration, hold every
+//! value assigned to them anywhere, and the whole walk repeats until no
+//! variable, return value or summary grows, so the order of definitions and
+//! assignments does not matter and recursion counts as many. What a round
+//! finds (requests, opaque places, URLs) is kept from the last round only,
+//! when every value has settled.
+//!
+//! A round after which nothing grew is the fixpoint, but the walk stops one
+//! round earlier when it can: a round none of whose reads of what persists
+//! between rounds (a binding, a global, a summary, a function's node, an
+//! alias) was changed later in the same round read every value in its final
+//! state. The next round would then start from those values, add only what
+//! they already hold (joins are idempotent), read them unchanged, and so
+//! find exactly what this round found and change nothing; see [`Reads`].
+//! Most scripts settle in one round this way instead of two.
+//!
+//! The walk is split by what it reads: [`statement`]s, [`expression`]s,
+//! [`call`]s, [`assign`]ments, the script's own [`function`]s, and the
+//! [`scope`]s that say which declaration a name means.
+
+use std::{
+    borrow::Cow,
+    cell::{Cell, RefCell},
+    collections::{BTreeMap, HashMap, HashSet, hash_map::RandomState},
+    hash::{BuildHasher, BuildHasherDefault, Hash, Hasher},
+};
+
+use rustc_hash::FxBuildHasher;
+
+use oxc_ast::ast::*;
+use oxc_ast_visit::{Visit, walk};
+use oxc_span::{GetSpan, Span};
+use oxc_syntax::{
+    operator::{AssignmentOperator, BinaryOperator},
+    scope::ScopeFlags,
+};
+
+use super::{
+    Analysis, Count, Env, Found, MAX_NESTING, Positions,
+    cost::{Cost, Run},
+    markup,
+    model::{self, Effect, Loads},
+    url::{self, Named, Part},
+    value::{Vals, Value},
+};
+
+mod assign;
+mod call;
+mod expression;
+mod function;
+mod scope;
+mod statement;
+
+/// What to analyse.
+pub(super) enum Root<'a> {
+    /// The wrapper function around a script body.
+    Body(&'a Function<'a>),
+    /// A lone function expression, called once.
+    Function(&'a Expression<'a>),
+}
+
+/// How many times the walk may repeat before the analysis gives up.
+const MAX_ROUNDS: usize = 12;
+
+#[cfg(test)]
+thread_local! {
+    /// How many rounds this thread's last walk took.
+    pub(super) static ROUNDS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A function of the script.
+#[derive(Clone, Copy)]
+enum FnNode<'a> {
+    Function(&'a Function<'a>),
+    Arrow(&'a ArrowFunctionExpression<'a>),
+}
+
+impl<'a> FnNode<'a> {
+    fn id(self) -> u32 {
+        match self {
+            FnNode::Function(f) => f.span.start,
+            FnNode::Arrow(a) => a.span.start,
+        }
+    }
+
+    fn params(self) -> &'a FormalParameters<'a> {
+        match self {
+            FnNode::Function(f) => &f.params,
+            FnNode::Arrow(a) => &a.params,
+        }
+    }
+}
+
+/// What one call of a function does.
+#[derive(Debug, Clone)]
+struct Summary {
+    cost: Cost,
+    returns: Vals,
+    uses_arguments: bool,
+}
+
+/// The function being walked.
+struct FnCtx {
+    id: u32,
+    arrow: bool,
+    returns: Vals,
+    uses_arguments: bool,
+}
+
+/// A map keyed by offsets into the script or ids made from them. FxHash
+/// rather than SipHash (a fifth of the walk's hashing cost went to these
+/// maps): the keys are at most the script's length, so however a script
+/// places its declarations it cannot make more of them collide than fit in
+/// it.
+type OffsetMap<V> = HashMap<u32, V, FxBuildHasher>;
+
+/// What this round of the walk has read of the state kept between rounds,
+/// so that a write can tell whether it changes a value the round already
+/// used: then the round saw a value before its final state, is stale, and
+/// another round must run. Reads of bindings, summaries, function nodes
+/// and aliases are noted by key; reads of user globals (rare) as one flag.
+#[derive(Default)]
+struct Reads {
+    keys: RefCell<HashSet<u64, FxBuildHasher>>,
+    globals: Cell<bool>,
+}
+
+/// The kinds of state a round reads by key.
+#[derive(Clone, Copy)]
+enum Kept {
+    Binding,
+    Summary,
+    Node,
+    Alias,
+}
+
+impl Reads {
+    fn key(kind: Kept, id: u32) -> u64 {
+        ((kind as u64) << 32) | u64::from(id)
+    }
+
+    fn note(&self, kind: Kept, id: u32) {
+        self.keys.borrow_mut().insert(Self::key(kind, id));
+    }
+
+    fn seen(&self, kind: Kept, id: u32) -> bool {
+        self.keys.borrow().contains(&Self::key(kind, id))
+    }
+
+    fn clear(&self) {
+        self.keys.borrow_mut().clear();
+        self.globals.set(false);
+    }
+}
+
+/// A name of the script with its hash, computed once per lookup by the
+/// walker's keyed (SipHash) hasher, so that looking a name up through
+/// every open scope hashes it once. The scopes' tables take the hash as it
+/// is: a script's names still cannot be chosen to collide.
+#[derive(Clone, Copy)]
+struct Name<'a> {
+    hash: u64,
+    text: &'a str,
+}
+
+impl PartialEq for Name<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.text == other.text
+    }
+}
+
+impl Eq for Name<'_> {}
+
+impl Hash for Name<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// The hasher of [`Name`]s: their hash, already computed.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `Name::hash` feeds this hasher, through `write_u64`.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Names declared in one block or function.
+struct Scope<'a> {
+    names: HashMap<Name<'a>, u32, BuildHasherDefault<Prehashed>>,
+    function: bool,
+    /// Which scope this is, among all opened this round.
+    serial: u32,
+    /// Function declarations of this scope whose bodies have not been
+    /// walked yet this round ([`Walker::settle`]).
+    pending: Vec<u32>,
+}
+
+/// A member's key.
+#[derive(Debug, Clone)]
+enum Key<'a> {
+    /// A name; `true` when written as a literal, `false` when folded from
+    /// an expression.
+    Name(Cow<'a, str>, bool),
+    /// A key the analysis cannot read.
+    Unreadable,
+    /// A `#private` field: the class's own business.
+    Private,
+}
+
+impl Key<'_> {
+    fn shown(&self) -> &str {
+        match self {
+            Key::Name(n, _) => n,
+            Key::Unreadable => "[…]",
+            Key::Private => "#…",
+        }
+    }
+}
+
+/// How a value escapes or a request repeats, completing "`fetch` at 1:10
+/// …": a template with `{name}` and `{at}`, rendered only when a message
+/// needs it (finding a line and column costs a scan of the line).
+#[derive(Clone, Copy)]
+struct How<'s> {
+    text: &'static str,
+    name: &'s str,
+    at: u32,
+}
+
+impl<'s> How<'s> {
+    fn new(text: &'static str, name: &'s str, at: u32) -> Self {
+        How { text, name, at }
+    }
+
+    fn at(text: &'static str, at: u32) -> Self {
+        How { text, name: "", at }
+    }
+
+    fn render(&self, w: &Walker<'_, '_>) -> String {
+        self.text
+            .replace("{name}", self.name)
+            .replace("{at}", &w.pos(self.at))
+    }
+}
+
+/// One argument of a call.
+struct Arg<'a> {
+    vals: Vals,
+    spread: bool,
+    expr: Option<&'a Expression<'a>>,
+}
+
+/// Where a call is and what it is called.
+struct CallSite {
+    at: u32,
+    name: String,
+    receiver: Vals,
+    new: bool,
+}
+
+/// The analysis of one script.
+pub(super) struct Walker<'a, 'p> {
+    env: Env,
+    positions: &'p Positions,
+    base: u32,
+    depth: u32,
+    scopes: Vec<Scope<'a>>,
+    fns: Vec<FnCtx>,
+    /// Later declarations of a name already declared in the same scope
+    /// (`var x; var x`) stand for the first.
+    aliases: OffsetMap<u32>,
+    bindings: OffsetMap<Vals>,
+    globals: HashMap<String, Vals>,
+    summaries: OffsetMap<Summary>,
+    nodes: OffsetMap<FnNode<'a>>,
+    /// The keyed hasher of names ([`Name`]).
+    names: RandomState,
+    requests: BTreeMap<(u32, String), Found>,
+    opaque: BTreeMap<(u32, String), Found>,
+    urls: BTreeMap<(u32, String), ()>,
+    unknown_hosts: BTreeMap<(u32, String), Found>,
+    /// Above zero while walking the parts of a string being concatenated:
+    /// only the whole string is checked for a URL.
+    concat: u32,
+    /// Scopes opened this round, for [`Scope::serial`].
+    opened: u32,
+    /// Function declarations by offset, this round: where each was
+    /// declared (the scope's index and serial, and the environment) while
+    /// its body waits to be walked, `None` once it has been.
+    declared: OffsetMap<Option<(usize, u32, Env)>>,
+    /// Something kept between rounds grew this round.
+    changed: bool,
+    reads: Reads,
+    /// Something this round had already read changed after the read.
+    stale: bool,
+}
+
+impl<'a, 'p> Walker<'a, 'p> {
+    pub(super) fn new(env: Env, positions: &'p Positions, base: u32, depth: u32) -> Self {
+        Walker {
+            env,
+            positions,
+            base,
+            depth,
+            scopes: Vec::new(),
+            fns: Vec::new(),
+            aliases: OffsetMap::default(),
+            bindings: OffsetMap::default(),
+            globals: HashMap::new(),
+            summaries: OffsetMap::default(),
+            nodes: OffsetMap::default(),
+            names: RandomState::new(),
+            requests: BTreeMap::new(),
+            opaque: BTreeMap::new(),
+            urls: BTreeMap::new(),
+            unknown_hosts: BTreeMap::new(),
+            concat: 0,
+            opened: 0,
+            declared: OffsetMap::default(),
+            changed: false,
+            reads: Reads::default(),
+            stale: false,
+        }
+    }
+
+    /// Walk until nothing changes, then report.
+    pub(super) fn run(mut self, root: Root<'a>) -> Analysis {
+        let env = self.env;
+        let mut cost = Cost::Zero;
+        for round in 0..MAX_ROUNDS {
+            self.changed = false;
+            self.stale = false;
+            self.reads.clear();
+            self.env = env;
+            // What a round finds holds only once the values have settled:
+            // keep the last round's.
+            self.requests.clear();
+            self.opaque.clear();
+            self.urls.clear();
+            self.unknown_hosts.clear();
+            self.scopes.clear();
+            self.opened = 0;
+            self.declared.clear();
+            self.open_scope(true);
+            self.fns.clear();
+            cost = self.root(&root);
+            #[cfg(test)]
+            ROUNDS.set(round + 1);
+            if !self.changed || !self.stale {
+                break;
+            }
+            if round + 1 == MAX_ROUNDS {
+                self.opaque(
+                    "code whose values did not settle after many passes",
+                    self.base,
+                );
+            }
+        }
+        let count = match cost {
+            Cost::Zero => Count::Zero,
+            Cost::One(_) => Count::One,
+            Cost::Many(why) => Count::Many { why },
+        };
+        let mut urls: Vec<String> = Vec::new();
+        for (_, u) in self.urls.keys() {
+            if !urls.contains(u) {
+                urls.push(u.clone());
+            }
+        }
+        Analysis {
+            requests: self.requests.into_values().collect(),
+            count,
+            opaque: self.opaque.into_values().collect(),
+            urls,
+            unknown_hosts: self.unknown_hosts.into_values().collect(),
+        }
+    }
+
+    fn root(&mut self, root: &Root<'a>) -> Cost {
+        // The function is called with arguments the analysis does not see
+        // (DevTools' and Playwright's element arguments), Playwright's `page`
+        // first on the server.
+        let mut args: Vec<Arg<'a>> = (0..4)
+            .map(|_| Arg {
+                vals: Vals::unknown(),
+                spread: false,
+                expr: None,
+            })
+            .collect();
+        if let Some(first) = model::first_argument(self.env) {
+            args[0].vals = Vals::of(Value::from(first));
+        }
+        let site = |at| CallSite {
+            at,
+            name: String::new(),
+            receiver: Vals::unknown(),
+            new: false,
+        };
+        match root {
+            Root::Body(f) => {
+                let wrapper = self.define(FnNode::Function(f));
+                let (_, mut cost) = self.apply(&wrapper, &[], &site(f.span.start), false);
+                if let Some(inner) = lone_function(f) {
+                    let (_, c) = self.apply(&Value::Func(inner), &args, &site(inner), false);
+                    cost = cost.then(c);
+                }
+                cost
+            }
+            Root::Function(e) => {
+                let (vals, mut cost) = self.expr(e);
+                let mut once = Cost::Zero;
+                for v in vals.iter() {
+                    let (_, c) = self.apply(v, &args, &site(e.span().start), false);
+                    once = once.or(c);
+                }
+                cost = cost.then(once);
+                cost
+            }
+        }
+    }
+
+    fn pos(&self, offset: u32) -> String {
+        self.positions.label(offset.saturating_sub(self.base))
+    }
+
+    fn found(&self, what: &str, offset: u32) -> Found {
+        let (line, column) = self.positions.at(offset.saturating_sub(self.base));
+        Found {
+            what: what.to_owned(),
+            line,
+            column,
+        }
+    }
+
+    /// A request starts at `offset`.
+    fn request(&mut self, what: &str, offset: u32) -> Cost {
+        let found = self.found(what, offset);
+        let text = format!("{what} at {}:{}", found.line, found.column);
+        self.requests
+            .entry((offset, what.to_owned()))
+            .or_insert(found);
+        Cost::One(Run { at: offset, text })
+    }
+
+    /// Code the analysis cannot see runs at `offset`.
+    fn opaque(&mut self, what: &str, offset: u32) {
+        let found = self.found(what, offset);
+        self.opaque
+            .entry((offset, what.to_owned()))
+            .or_insert(found);
+    }
+
+    /// A whole string, as far as it is known, is at `span`.
+    fn note_string(&mut self, parts: &[Part], span: Span) {
+        if self.concat > 0 {
+            return;
+        }
+        match url::named(parts) {
+            Named::Nothing => {}
+            Named::Url(u) => {
+                self.urls.insert((span.start, u), ());
+            }
+            Named::UnknownHost(shown) => {
+                let what = format!("`{shown}`");
+                let found = self.found(&what, span.start);
+                self.unknown_hosts.insert((span.start, what), found);
+            }
+        }
+    }
+}
+
+impl Walker<'_, '_> {
+    /// A string of the script that is not itself a URL may still hold one:
+    /// a JSON text (`'"https://other.org/x"'`), a percent-encoded URL, a
+    /// sentence. It is read as a `data:` document's text is
+    /// ([`crate::read::reach::absolute_urls_in`]), and every site in it counts,
+    /// whatever the script does with the string.
+    fn note_embedded(&mut self, text: &str, at: u32) {
+        if !(text.contains("//") || text.contains(['%', '\\', '&'])) {
+            return;
+        }
+        if url::named(&[Part::Lit(text.to_owned())]) != Named::Nothing {
+            return;
+        }
+        for u in crate::read::reach::absolute_urls_in(text) {
+            self.urls.insert((at, u), ());
+        }
+    }
+}
+
+/// The function a script body consists of, if it is only that: `() => …`,
+/// `function () { … }` or `function f() { … }`, as Playwright and DevTools
+/// send it.
+fn lone_function(wrapper: &Function<'_>) -> Option<u32> {
+    let body = wrapper.body.as_ref()?;
+    match body.statements.as_slice() {
+        [Statement::ExpressionStatement(e)] => match &e.expression {
+            Expression::ArrowFunctionExpression(a) => Some(a.span.start),
+            Expression::FunctionExpression(f) => Some(f.span.start),
+            _ => None,
+        },
+        [Statement::FunctionDeclaration(f)] => Some(f.span.start),
+        _ => None,
+    }
+}
+
+/// True if a `case` body cannot run on into the next case.
+fn ends(stmts: &[Statement<'_>]) -> bool {
+    match stmts.last() {
+        Some(Statement::BreakStatement(b)) => b.label.is_none(),
+        Some(
+            Statement::ReturnStatement(_)
+            | Statement::ThrowStatement(_)
+            | Statement::ContinueStatement(_),
+        ) => true,
+        Some(Statement::BlockStatement(b)) => ends(&b.body),
+        _ => false,
+    }
+}
+
+/// A key written as a literal: `'fetch'`, `0`, `` `fetch` ``.
+fn literal_key<'a>(e: &'a Expression<'a>) -> Option<Cow<'a, str>> {
+    match e {
+        Expression::StringLiteral(s) => Some(Cow::Borrowed(s.value.as_str())),
+        Expression::NumericLiteral(n) => Some(Cow::Owned(n.value.to_string())),
+        Expression::TemplateLiteral(t) if t.expressions.is_empty() => t
+            .quasis
+            .first()
+            .and_then(|q| q.value.cooked.as_ref())
+            .map(|s| Cow::Borrowed(s.as_str())),
+        _ => None,
+    }
+}
+
+/// Add known text to a string's parts.
+fn push_lit(parts: &mut Vec<Part>, s: &str) {
+    if let Some(Part::Lit(last)) = parts.last_mut() {
+        last.push_str(s);
+    } else {
+        parts.push(Part::Lit(s.to_owned()));
+    }
+}
+
+/// A string's value: its text when every part is known.
+fn string_value(parts: &[Part]) -> Vals {
+    match parts {
+        [] => Vals::of(Value::Str(String::new())),
+        [Part::Lit(s)] => Vals::of(Value::Str(s.clone())),
+        _ => Vals::unknown(),
+    }
+}

@@ -1,0 +1,359 @@
+//! Names: where each is declared, what each may hold, and how patterns
+//! (`const { fetch: f } = window`) bind them. A binding is keyed by the
+//! offset of its declaration and holds every value ever assigned to it.
+
+use std::collections::hash_map::Entry;
+
+use super::*;
+
+impl<'a> Walker<'a, '_> {
+    pub(super) fn open_scope(&mut self, function: bool) {
+        self.opened += 1;
+        self.scopes.push(Scope {
+            names: HashMap::default(),
+            function,
+            serial: self.opened,
+            pending: Vec::new(),
+        });
+    }
+
+    /// Close the innermost scope, first walking the bodies of its function
+    /// declarations that no call has walked yet.
+    pub(super) fn close_scope(&mut self) {
+        let pending = match self.scopes.last_mut() {
+            Some(s) => std::mem::take(&mut s.pending),
+            None => Vec::new(),
+        };
+        for id in pending {
+            self.settle(id);
+        }
+        self.scopes.pop();
+    }
+
+    /// `text` with its hash, to look it up in the scopes.
+    pub(super) fn name<'t>(&self, text: &'t str) -> Name<'t> {
+        Name {
+            hash: self.names.hash_one(text),
+            text,
+        }
+    }
+
+    pub(super) fn declare(&mut self, name: &'a str, id: u32, function_scope: bool) {
+        let name = self.name(name);
+        let scope = if function_scope {
+            self.scopes
+                .iter_mut()
+                .rev()
+                .find(|s| s.function)
+                .expect("the root scope is a function scope")
+        } else {
+            self.scopes.last_mut().expect("a scope is open")
+        };
+        match scope.names.entry(name) {
+            Entry::Occupied(first) => {
+                let first = *first.get();
+                if first != id
+                    && self.aliases.insert(id, first) != Some(first)
+                    && self.reads.seen(Kept::Alias, id)
+                {
+                    self.stale = true;
+                }
+            }
+            Entry::Vacant(v) => {
+                v.insert(id);
+            }
+        }
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<u32> {
+        let name = self.name(name);
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.names.get(&name).copied())
+    }
+
+    pub(super) fn binding_id(&self, id: u32) -> u32 {
+        self.reads.note(Kept::Alias, id);
+        self.aliases.get(&id).copied().unwrap_or(id)
+    }
+
+    pub(super) fn join_binding(&mut self, id: u32, vals: &Vals) {
+        let id = self.binding_id(id);
+        if vals.iter().next().is_none() {
+            // The binding holds `undefined`: nothing the analysis follows.
+            self.bindings.entry(id).or_default();
+            return;
+        }
+        let entry = self.bindings.entry(id).or_default();
+        if entry.join(vals) {
+            self.changed = true;
+            self.stale |= self.reads.seen(Kept::Binding, id);
+        }
+    }
+
+    pub(super) fn join_global(&mut self, name: &str, vals: &Vals) {
+        let entry = self.globals.entry(name.to_owned()).or_default();
+        if entry.join(vals) {
+            self.changed = true;
+            self.stale |= self.reads.globals.get();
+        }
+    }
+
+    /// The value of binding `id` (the first declaration's offset).
+    pub(super) fn binding(&self, id: u32) -> Option<&Vals> {
+        self.reads.note(Kept::Binding, id);
+        self.bindings.get(&id)
+    }
+
+    /// The value of identifier `name`, read at `span`.
+    pub(super) fn read(&mut self, name: &str) -> Vals {
+        if let Some(id) = self.lookup(name) {
+            return self.binding(id).cloned().unwrap_or_default();
+        }
+        if name == model::UNDEFINED {
+            return Vals::none();
+        }
+        if name == "arguments"
+            && let Some(ctx) = self.fns.iter_mut().rev().find(|f| !f.arrow)
+        {
+            ctx.uses_arguments = true;
+            return Vals::of(Value::Arguments(ctx.id));
+        }
+        self.global_member(name)
+    }
+
+    pub(super) fn global_member(&self, name: &str) -> Vals {
+        let mut out = Vals::none();
+        if let Some(def) = model::global(name, self.env) {
+            out.add(Value::from(def));
+        }
+        self.reads.globals.set(true);
+        if let Some(user) = self.globals.get(name) {
+            out.join(user);
+        }
+        if out.iter().next().is_none() {
+            // The page's own globals.
+            out.add(Value::Unknown);
+        }
+        out
+    }
+
+    /// Declare the names of a block's `let`, `const`, `class` and function
+    /// declarations, and give each function declaration its value.
+    pub(super) fn hoist_block(&mut self, stmts: &'a [Statement<'a>]) {
+        for s in stmts {
+            match s {
+                Statement::VariableDeclaration(d) if !d.kind.is_var() => {
+                    let mut names = Vec::new();
+                    for decl in &d.declarations {
+                        collect_names(&decl.id, &mut names);
+                    }
+                    for (n, id) in names {
+                        self.declare(n, id, false);
+                    }
+                }
+                Statement::FunctionDeclaration(f) => {
+                    if let Some(id) = &f.id {
+                        self.declare(id.name.as_str(), id.span.start, false);
+                        self.join_binding(id.span.start, &Vals::of(Value::Func(f.span.start)));
+                        // Its body is walked at the first call that can
+                        // see it, or when this scope closes.
+                        let key = f.span.start;
+                        if self.nodes.insert(key, FnNode::Function(f)).is_none()
+                            && self.reads.seen(Kept::Node, key)
+                        {
+                            self.stale = true;
+                        }
+                        let at = self.scopes.len() - 1;
+                        let serial = self.scopes[at].serial;
+                        self.declared.insert(key, Some((at, serial, self.env)));
+                        self.scopes[at].pending.push(key);
+                    }
+                }
+                Statement::ClassDeclaration(c) => {
+                    if let Some(id) = &c.id {
+                        self.declare(id.name.as_str(), id.span.start, false);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Declare the `var`s of a function body, and (as sloppy mode does) the
+    /// function declarations in its nested blocks.
+    pub(super) fn hoist_vars(&mut self, stmts: &'a [Statement<'a>]) {
+        let mut collector = VarCollector { names: Vec::new() };
+        for s in stmts {
+            if !matches!(s, Statement::FunctionDeclaration(_)) {
+                collector.visit_statement(s);
+            }
+        }
+        for (n, id) in collector.names {
+            self.declare(n, id, true);
+        }
+    }
+
+    /// Bind the names in `pattern` to `vals`. With `eval`, computed keys and
+    /// defaults are walked too (a declaration); without, they are skipped (a
+    /// call passing arguments in).
+    pub(super) fn bind(
+        &mut self,
+        pattern: &'a BindingPattern<'a>,
+        vals: &Vals,
+        eval: bool,
+    ) -> Cost {
+        match pattern {
+            BindingPattern::BindingIdentifier(b) => {
+                self.join_binding(b.span.start, vals);
+                Cost::Zero
+            }
+            BindingPattern::ObjectPattern(o) => {
+                let mut cost = Cost::Zero;
+                for p in &o.properties {
+                    let (key, c) = self.property_key(&p.key, p.computed, eval);
+                    cost = cost.then(c);
+                    let sub = self.get(vals, &key, p.span.start);
+                    cost = cost.then(self.bind(&p.value, &sub, eval));
+                }
+                if let Some(rest) = &o.rest {
+                    cost = cost.then(self.bind(&rest.argument, vals, eval));
+                }
+                cost
+            }
+            BindingPattern::ArrayPattern(a) => {
+                let mut cost = Cost::Zero;
+                for p in a.elements.iter().flatten() {
+                    cost = cost.then(self.bind(p, &Vals::unknown(), eval));
+                }
+                if let Some(rest) = &a.rest {
+                    cost = cost.then(self.bind(&rest.argument, &Vals::unknown(), eval));
+                }
+                cost
+            }
+            BindingPattern::AssignmentPattern(a) => {
+                let mut vals = vals.clone();
+                let mut cost = Cost::Zero;
+                if eval {
+                    let (d, c) = self.expr(&a.right);
+                    vals.join(&d);
+                    cost = c;
+                }
+                cost.then(self.bind(&a.left, &vals, eval))
+            }
+        }
+    }
+
+    pub(super) fn declare_pattern(&mut self, pattern: &'a BindingPattern<'a>) {
+        let mut names = Vec::new();
+        collect_names(pattern, &mut names);
+        for (n, id) in names {
+            self.declare(n, id, false);
+        }
+    }
+
+    /// A property key: its name, and the cost of computing it.
+    pub(super) fn property_key(
+        &mut self,
+        key: &'a PropertyKey<'a>,
+        computed: bool,
+        eval: bool,
+    ) -> (Key<'a>, Cost) {
+        match key {
+            PropertyKey::StaticIdentifier(id) => {
+                (Key::Name(Cow::Borrowed(id.name.as_str()), true), Cost::Zero)
+            }
+            PropertyKey::PrivateIdentifier(_) => (Key::Private, Cost::Zero),
+            _ => {
+                let e = key.to_expression();
+                // A key written as a string is a string of the script: it
+                // names a site like any other (`Object.keys` reads it).
+                if let Expression::StringLiteral(s) = e
+                    && (!computed || !eval)
+                {
+                    let text = s.value.as_str();
+                    self.note_string(&[Part::Lit(text.to_owned())], s.span);
+                    self.note_embedded(text, s.span.start);
+                }
+                if !computed {
+                    return (
+                        literal_key(e).map_or(Key::Unreadable, |k| Key::Name(k, true)),
+                        Cost::Zero,
+                    );
+                }
+                if !eval {
+                    return (
+                        literal_key(e).map_or(Key::Unreadable, |k| Key::Name(k, true)),
+                        Cost::Zero,
+                    );
+                }
+                let (v, c) = self.expr(e);
+                (self.key_of(e, &v), c)
+            }
+        }
+    }
+
+    pub(super) fn key_of(&self, e: &'a Expression<'a>, v: &Vals) -> Key<'a> {
+        if let Some(k) = literal_key(e) {
+            return Key::Name(k, true);
+        }
+        match v.as_str() {
+            Some(s) => Key::Name(Cow::Owned(s.to_owned()), false),
+            None => Key::Unreadable,
+        }
+    }
+}
+
+/// The names a pattern declares, with the offsets that identify them.
+fn collect_names<'a>(pattern: &BindingPattern<'a>, out: &mut Vec<(&'a str, u32)>) {
+    match pattern {
+        BindingPattern::BindingIdentifier(b) => out.push((b.name.as_str(), b.span.start)),
+        BindingPattern::ObjectPattern(o) => {
+            for p in &o.properties {
+                collect_names(&p.value, out);
+            }
+            if let Some(r) = &o.rest {
+                collect_names(&r.argument, out);
+            }
+        }
+        BindingPattern::ArrayPattern(a) => {
+            for p in a.elements.iter().flatten() {
+                collect_names(p, out);
+            }
+            if let Some(r) = &a.rest {
+                collect_names(&r.argument, out);
+            }
+        }
+        BindingPattern::AssignmentPattern(a) => collect_names(&a.left, out),
+    }
+}
+
+/// The `var`s of a function body and the function declarations in its
+/// nested blocks, without entering nested functions or classes.
+struct VarCollector<'a> {
+    names: Vec<(&'a str, u32)>,
+}
+
+impl<'a> Visit<'a> for VarCollector<'a> {
+    fn visit_variable_declaration(&mut self, it: &VariableDeclaration<'a>) {
+        if it.kind.is_var() {
+            for d in &it.declarations {
+                collect_names(&d.id, &mut self.names);
+            }
+        }
+        walk::walk_variable_declaration(self, it);
+    }
+
+    fn visit_function(&mut self, it: &Function<'a>, _flags: ScopeFlags) {
+        if it.r#type == FunctionType::FunctionDeclaration
+            && let Some(id) = &it.id
+        {
+            self.names.push((id.name.as_str(), id.span.start));
+        }
+    }
+
+    fn visit_arrow_function_expression(&mut self, _it: &ArrowFunctionExpression<'a>) {}
+
+    fn visit_class(&mut self, _it: &Class<'a>) {}
+}
