@@ -133,6 +133,9 @@ fn check_event(e: &HookEvent) {
 /// owns is never "not ours", and every URL it paces on is read fail-closed.
 fn check_verdict(tool_name: &str, verdict: &Verdict) {
     match profile::find(tool_name) {
+        // The shell's fast path: a command that cannot lead to a request is
+        // as good as not a web tool's call.
+        Some(_) if tool_name == "Bash" => assert!(!matches!(verdict, Verdict::Unknown)),
         Some(_) => assert!(
             !matches!(verdict, Verdict::NotOurs | Verdict::Unknown),
             "an owned tool {tool_name:?} passed as not ours: {verdict:?}"
@@ -160,6 +163,11 @@ fn check_verdict(tool_name: &str, verdict: &Verdict) {
                 }
             }
             Target::Tab(t) | Target::History(t) => check_tab(t),
+            Target::Sites { urls, .. } => {
+                for u in urls {
+                    check_hosts_of_url(u);
+                }
+            }
             Target::Unknown => {}
         }
     }

@@ -98,7 +98,7 @@ fn an_unknown_key_gets_the_nearest_known_one() {
     assert_eq!(
         blocked("[[site]]\nname = \"a\"\ndomain = [\"a.test\"]\n"),
         message(
-            "line 3: unknown key `domain`: did you mean `domains`? (known here: `name`, `domains`, `interval`, `jitter`, `budget`)"
+            "line 3: unknown key `domain`: did you mean `domains`? (known here: `name`, `domains`, `interval`, `jitter`, `budget`, `preset`)"
         )
     );
     // Nothing near: no guess.

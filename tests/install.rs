@@ -116,7 +116,7 @@ fn exe() -> String {
 /// in cargo's target directory.
 fn runs_line(max_wait: &str) -> String {
     format!(
-        "  it runs `{exe}` for tools matching `mcp__.*|WebFetch|WebSearch`, with a timeout of 300 s (max_wait is {max_wait})\n  note: `{exe}` is a cargo build output, which `cargo clean` deletes; a hook whose program is gone lets every call through. Install it with `cargo install --locked --path .` and run that `pace-hook install`\n",
+        "  it runs `{exe}` for tools matching `mcp__.*|WebFetch|WebSearch|^Bash$`, with a timeout of 300 s (max_wait is {max_wait})\n  note: `{exe}` is a cargo build output, which `cargo clean` deletes; a hook whose program is gone lets every call through. Install it with `cargo install --locked --path .` and run that `pace-hook install`\n",
         exe = exe()
     )
 }
@@ -180,7 +180,7 @@ fn install_then_uninstall_gives_back_each_file_byte_for_byte() {
             assert_eq!(
                 ours,
                 [&json!({
-                    "matcher": "mcp__.*|WebFetch|WebSearch",
+                    "matcher": "mcp__.*|WebFetch|WebSearch|^Bash$",
                     "hooks": [{"type": "command", "command": exe(), "timeout": 300}]
                 })],
                 "{what}: {event}"

@@ -85,7 +85,7 @@ fn settings(matcher: &str, command: &str, timeout: Option<u64>) -> Value {
 }
 
 fn clean() -> Value {
-    settings("mcp__.*|WebFetch", BIN, Some(300))
+    settings("mcp__.*|WebFetch|WebSearch|^Bash$", BIN, Some(300))
 }
 
 /// The lines of doctor's output that report a problem.
@@ -262,6 +262,56 @@ fn status_on_a_new_state_dir_says_so_and_makes_nothing() {
 }
 
 #[test]
+fn status_and_doctor_show_a_preset_and_whose_values_hold() {
+    let s = Setup::new(
+        "interval = \"200ms\"\n[[site]]\nname = \"gh\"\npreset = \"github\"\nbudget = \"100/1h\"\n",
+    );
+    let expected = "site `gh` uses preset `github`: interval 1 s (the preset's; yours: 200 ms), budget 100 per 60 min (yours); github publishes: no more than 80 content-generating requests per minute and no more than 500 per hour";
+    let out = s.command(&["status"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("\n  {expected}")), "{text}");
+    let status = status_json(&s);
+    assert!(
+        status["config"]["presets"][0]
+            .as_str()
+            .unwrap()
+            .starts_with(expected),
+        "{status}"
+    );
+    s.write_settings(&settings(
+        "mcp__.*|WebFetch|WebSearch|^Bash$",
+        BIN,
+        Some(300),
+    ));
+    let (_, out) = s.doctor();
+    assert!(out.contains(&format!("✓ {expected}")), "{out}");
+    assert!(
+        out.contains(
+            "source https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api"
+        ),
+        "{out}"
+    );
+    // The gate paces github.com at the preset's second, not the 200 ms.
+    let gate = &s.gate;
+    for id in ["g1", "g2"] {
+        assert_pass(&gate.run(&pre_navigate(id, "https://api.github.com/x", 1)));
+        assert_pass(&gate.run(&post_navigate(id)));
+    }
+    // On github.com's own finish: g1's result also revealed example.com,
+    // whose finish is stamped after it (the record's ts is the last).
+    let finish = gate.record("finish", "g1");
+    let at = finish["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|s| s == "github.com")
+        .unwrap();
+    let finished = finish["finished_ms"][at].as_u64().unwrap();
+    let gap = ts(&gate.record("admit", "g2")) - finished;
+    assert!(gap >= 1_000, "{gap} {:#?}", gate.log());
+}
+
+#[test]
 fn status_names_unknown_tools_and_how_to_declare_them() {
     let s = Setup::new("");
     let mut e = pre_navigate("u", "https://example.com/", 1);
@@ -291,7 +341,7 @@ fn doctor_passes_a_clean_setup() {
     assert_eq!(code, 0, "{out}");
     assert!(problems(&out).is_empty(), "{out}");
     for needle in [
-        "✓ PreToolUse: a pace-hook entry (matcher `mcp__.*|WebFetch`",
+        "✓ PreToolUse: a pace-hook entry (matcher `mcp__.*|WebFetch|WebSearch|^Bash$`",
         "✓ PostToolUseFailure: a pace-hook entry",
         "✓ claude-in-chrome: all 20 tools reach pace-hook on all three events",
         "✓ Playwright MCP: all",
@@ -333,7 +383,7 @@ fn doctor_finds_an_event_with_no_pace_hook_entry() {
     assert_eq!(code, 1);
     let line = problem(&out, "PostToolUseFailure: no pace-hook entry");
     assert!(
-        line.contains("add {\"matcher\": \"mcp__.*|WebFetch\""),
+        line.contains("add {\"matcher\": \"mcp__.*|WebFetch|WebSearch|^Bash$\""),
         "{line}"
     );
     assert!(
@@ -361,6 +411,35 @@ fn doctor_finds_a_matcher_that_matches_no_tool() {
 }
 
 #[test]
+fn doctor_says_when_the_shell_is_left_out() {
+    // The matcher `install` wrote before the shell profile: every browser
+    // tool, and no `Bash`, so the agent's `curl` passes unpaced.
+    let s = Setup::new("");
+    s.write_settings(&settings("mcp__.*|WebFetch|WebSearch", BIN, Some(300)));
+    let (code, out) = s.doctor();
+    assert_eq!(code, 1, "{out}");
+    let line = problem(
+        &out,
+        "the shell (Bash): none of its tools reach pace-hook on PreToolUse, PostToolUse, PostToolUseFailure",
+    );
+    assert!(
+        line.contains("a call that misses PreToolUse passes unpaced")
+            && line.contains("use matcher `mcp__.*|WebFetch|WebSearch|^Bash$` (or add `Bash`)"),
+        "{line}"
+    );
+    // `BashOutput` is not `Bash`: an exact list must name the tool itself.
+    s.write_settings(&settings("mcp__.*|WebFetch|BashOutput", BIN, Some(300)));
+    let (_, out) = s.doctor();
+    problem(&out, "the shell (Bash): none of its tools reach pace-hook");
+    s.write_settings(&settings("mcp__.*|WebFetch|^Bash$", BIN, Some(300)));
+    let (_, out) = s.doctor();
+    assert!(
+        out.contains("✓ the shell (Bash): its tool reaches pace-hook on all three events"),
+        "{out}"
+    );
+}
+
+#[test]
 fn doctor_finds_a_matcher_that_misses_a_profiles_tools() {
     let s = Setup::new("");
     let mut settings = settings("mcp__claude-in-chrome__.*|WebFetch", BIN, Some(300));
@@ -378,7 +457,10 @@ fn doctor_finds_a_matcher_that_misses_a_profiles_tools() {
         &out,
         "Playwright MCP: none of its tools reach pace-hook on PreToolUse, PostToolUse, PostToolUseFailure",
     );
-    assert!(line.contains("use matcher `mcp__.*|WebFetch`"), "{line}");
+    assert!(
+        line.contains("use matcher `mcp__.*|WebFetch|WebSearch|^Bash$`"),
+        "{line}"
+    );
     let line = problem(
         &out,
         "claude-in-chrome: 18 of its 20 tools miss it on PostToolUse",
@@ -406,7 +488,7 @@ fn doctor_finds_a_timeout_at_or_under_max_wait() {
 
     // No timeout is Claude Code's 600 s, under a max_wait of 11 minutes.
     let s = Setup::new("max_wait = \"11m\"\nstale_after = \"20m\"\n");
-    s.write_settings(&settings("mcp__.*|WebFetch", BIN, None));
+    s.write_settings(&settings("mcp__.*|WebFetch|WebSearch|^Bash$", BIN, None));
     let (code, out) = s.doctor();
     assert_eq!(code, 1);
     assert_eq!(
@@ -425,7 +507,7 @@ fn doctor_finds_a_timeout_at_or_under_max_wait() {
 fn doctor_finds_a_command_that_is_missing_or_not_executable() {
     let s = Setup::new("");
     s.write_settings(&settings(
-        "mcp__.*|WebFetch",
+        "mcp__.*|WebFetch|WebSearch|^Bash$",
         "/nonexistent/bin/pace-hook",
         Some(300),
     ));
@@ -442,7 +524,7 @@ fn doctor_finds_a_command_that_is_missing_or_not_executable() {
     fs::write(&copy, "#!/bin/sh\n").unwrap();
     fs::set_permissions(&copy, fs::Permissions::from_mode(0o644)).unwrap();
     s.write_settings(&settings(
-        "mcp__.*|WebFetch",
+        "mcp__.*|WebFetch|WebSearch|^Bash$",
         "\"$CLAUDE_PROJECT_DIR\"/pace-hook",
         Some(300),
     ));
@@ -455,7 +537,7 @@ fn doctor_finds_a_command_that_is_missing_or_not_executable() {
     );
 
     s.write_settings(&settings(
-        "mcp__.*|WebFetch",
+        "mcp__.*|WebFetch|WebSearch|^Bash$",
         &format!("{BIN} 2>/dev/null"),
         Some(300),
     ));

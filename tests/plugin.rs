@@ -222,7 +222,9 @@ fn a_plugin_added_from_a_checkout_stops_when_it_moves_and_doctor_says_so() {
         "{out}"
     );
     assert!(
-        out.contains("✓ PreToolUse: a pace-hook entry (matcher `mcp__.*|WebFetch|WebSearch` in `"),
+        out.contains(
+            "✓ PreToolUse: a pace-hook entry (matcher `mcp__.*|WebFetch|WebSearch|^Bash$` in `"
+        ),
         "{out}"
     );
     assert!(out.contains("the launcher runs `"), "{out}");

@@ -145,6 +145,40 @@ pub(crate) fn per_event_cases(
                 tag.clone(),
                 Some(floor),
             );
+            // The shell (issue 19): a command decided before any parser (its
+            // Pre and Post), one parsed that makes no request, and one curl.
+            for (name, event, tag_end) in [
+                (
+                    "skip: PreToolUse Bash, no fetcher (pre-filter)",
+                    &events.bash_plain.0,
+                    "sh0",
+                ),
+                (
+                    "PostToolUse Bash, no fetcher (pre-filter)",
+                    &events.bash_plain.1,
+                    "sh0",
+                ),
+                (
+                    "skip: PreToolUse Bash, parsed, no request",
+                    &events.bash_parsed,
+                    "sh1",
+                ),
+                (
+                    "paced: PreToolUse Bash, one curl, admitted at once",
+                    &events.bash_curl.0,
+                    "curl",
+                ),
+                ("PostToolUse Bash, one curl", &events.bash_curl.1, "curl"),
+            ] {
+                add(
+                    name,
+                    group,
+                    program.clone(),
+                    event,
+                    format!("{tag}-{tag_end}"),
+                    Some(floor),
+                );
+            }
             // Scripts (issue 6), after the navigate's Post, on its tab.
             for (what, (pre, post), tag_end) in [
                 (SCRIPT_LINE, &events.script_line, "js1"),
@@ -212,6 +246,12 @@ pub(crate) const TWO_DOMAIN_PRE: &str =
     "paced: PreToolUse navigate to a configured site of two domains, admitted at once";
 pub(crate) const TWO_DOMAIN_POST: &str =
     "PostToolUse navigate to a configured site of two domains, with Tab Context";
+
+/// The shell rows' commands (issue 19): what agents run most, a loop over
+/// files, and one request.
+pub(crate) const BASH_PLAIN: &str = "cargo test --lib 2>&1 | tail -n 20 && git status --short";
+pub(crate) const BASH_PARSED: &str = "for f in src/*.rs; do wc -l \"$f\"; done | sort -n | tail -3";
+pub(crate) const BASH_CURL: &str = "curl -s https://example.com/a | jq '.items[0]'";
 
 /// How the script rows name their scripts.
 pub(crate) const SCRIPT_LINE: &str = "one-line script";

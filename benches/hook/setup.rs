@@ -124,6 +124,14 @@ pub(crate) struct Events {
     pub(crate) script_10k: (Template, Template),
     /// And of [`SCRIPT_HUGE_BYTES`].
     pub(crate) script_100k: (Template, Template),
+    /// Bash Pre of a command with no fetcher's name, `$` or `://`: decided
+    /// by the shell profile's pre-filter before any parser runs; and its Post.
+    pub(crate) bash_plain: (Template, Template),
+    /// Bash Pre of a command the pre-filter sends to the parser (a `$`),
+    /// which makes no request.
+    pub(crate) bash_parsed: Template,
+    /// Bash Pre and Post of one `curl` to one URL.
+    pub(crate) bash_curl: (Template, Template),
 }
 
 impl Events {
@@ -146,7 +154,24 @@ impl Events {
             script_line: Self::script("document.title"),
             script_10k: Self::script(&realistic_script(SCRIPT_BYTES)),
             script_100k: Self::script(&realistic_script(SCRIPT_HUGE_BYTES)),
+            bash_plain: Self::bash(BASH_PLAIN),
+            bash_parsed: Self::bash(BASH_PARSED).0,
+            bash_curl: Self::bash(BASH_CURL),
         }
+    }
+
+    /// Bash's Pre and Post running `command`.
+    pub(crate) fn bash(command: &str) -> (Template, Template) {
+        let event = |name: &str| {
+            let mut e = fixture(name);
+            e["tool_input"]["command"] = json!(command);
+            e["tool_use_id"] = json!(ID);
+            Template::new(&e)
+        };
+        (
+            event("PreToolUse.Bash.json"),
+            event("PostToolUse.Bash.json"),
+        )
     }
 
     /// A PreToolUse of javascript_tool running `code` on tab 1, in the

@@ -44,7 +44,7 @@ use crate::{
     exit::Exit,
     pacing::clock::{Clock, EpochMs, SystemClock},
     pacing::when,
-    read::matcher::{is_exact_list, matcher_matches},
+    read::matcher::{MATCHER, is_exact_list, matcher_matches},
     read::profile::FAMILIES,
     store::LEASE_TTL,
 };
@@ -206,6 +206,9 @@ pub(crate) fn checks(places: &Places, now: EpochMs) -> Vec<Check> {
     plugin_entries(places, &mut entries, &mut out);
     hook_checks(&files, &entries, &config, places, &mut out);
     out.extend(config_check);
+    for p in &config.presets {
+        out.push(Check::ok(crate::config::preset::describe(p)));
+    }
     state_checks(&config, now, &mut out);
     out
 }
@@ -472,7 +475,7 @@ fn entry_json(config: &Config, places: &Places) -> String {
         .as_ref()
         .map_or("pace-hook".to_owned(), |p| p.display().to_string());
     format!(
-        r#"{{"matcher": "mcp__.*|WebFetch", "hooks": [{{"type": "command", "command": {}, "timeout": {}}}]}}"#,
+        r#"{{"matcher": "{MATCHER}", "hooks": [{{"type": "command", "command": {}, "timeout": {}}}]}}"#,
         serde_json::to_string(&command).expect("a string serializes"),
         suggested_timeout(config)
     )
@@ -753,10 +756,10 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
             continue;
         }
         let fix = exact_server_name(&e.matcher).map_or(
-            "use `mcp__.*|WebFetch`, which covers every tool pace-hook knows".to_owned(),
+            format!("use `{MATCHER}`, which covers every tool pace-hook knows"),
             |server| {
                 format!(
-                    "a matcher of only letters, digits, `_`, `-` and `|` names whole tools, so `{server}` is no tool; write `{server}__.*` (or `mcp__.*|WebFetch`)"
+                    "a matcher of only letters, digits, `_`, `-` and `|` names whole tools, so `{server}` is no tool; write `{server}__.*` (or `{MATCHER}`)"
                 )
             },
         );
@@ -829,7 +832,7 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
             _ => "a call that misses a Post holds its site for in_flight_hold",
         };
         out.push(Check::bad(format!(
-            "{}: {}; {why}: use matcher `mcp__.*|WebFetch` (or add `{}`) on all three events",
+            "{}: {}; {why}: use matcher `{MATCHER}` (or add `{}`) on all three events",
             family.name,
             found.join("; "),
             family.matcher

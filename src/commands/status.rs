@@ -50,6 +50,9 @@ pub(crate) struct Status {
     /// MCP tools the gate log shows passing unpaced that no profile and no
     /// `[[tool]]` rule of this config knows.
     pub(crate) unknown_tools: Vec<UnknownTool>,
+    /// What the gate log shows a profile let through without seeing into
+    /// it: scripts the shell ran by name, latest first.
+    pub(crate) unseen: Vec<Unseen>,
     /// Lines of the gate log that could not be read.
     pub(crate) log_unreadable_lines: usize,
 }
@@ -69,6 +72,9 @@ pub(crate) struct ConfigView {
     pub(crate) max_wait_ms: u64,
     /// What in it is allowed but likely not meant (an `interval` of 0).
     pub(crate) warnings: Vec<String>,
+    /// `[[site]]`s with a built-in preset, each as [`crate::config::preset::describe`]
+    /// says it: the values in force, whose they are, and the source.
+    pub(crate) presets: Vec<String>,
 }
 
 /// One site's state.
@@ -192,6 +198,48 @@ pub(crate) struct UnknownTool {
 /// config is broken (the hook blocks every paced call then; the status is
 /// printed all the same, with the defaults) or the state cannot be read at
 /// all (with the reason).
+/// Something a known tool ran that pace-hook could not see into.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Unseen {
+    /// The tool (`Bash`).
+    pub(crate) tool: String,
+    /// What ran, as the log says.
+    pub(crate) what: String,
+    /// How many calls the log shows.
+    pub(crate) calls: usize,
+    /// The latest.
+    pub(crate) last_ms: EpochMs,
+}
+
+/// The most [`Unseen`] entries shown.
+const MAX_UNSEEN: usize = 10;
+
+/// What the log shows passing unseen (`unknown` lines of a tool a profile
+/// owns), by what ran, most recent first.
+pub(crate) fn unseen(records: &[Record]) -> Vec<Unseen> {
+    let mut seen: BTreeMap<(&str, &str), Unseen> = BTreeMap::new();
+    for r in records
+        .iter()
+        .filter(|r| r.event == Kind::Unknown && crate::read::profile::find(&r.tool).is_some())
+    {
+        let what = r.reason.as_deref().unwrap_or("");
+        let e = seen.entry((&r.tool, what)).or_insert_with(|| Unseen {
+            tool: r.tool.clone(),
+            what: what.to_owned(),
+            calls: 0,
+            last_ms: r.ts,
+        });
+        e.calls += 1;
+        e.last_ms = e.last_ms.max(r.ts);
+    }
+    let mut out: Vec<Unseen> = seen.into_values().collect();
+    out.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then(a.what.cmp(&b.what)));
+    out.truncate(MAX_UNSEEN);
+    out
+}
+
+/// `pace-hook status [--json]`: print the status; exit 0, or 1 with the
+/// reason when the state cannot be read at all.
 pub(crate) fn run(json: bool) -> Exit {
     let now = SystemClock.now_floor();
     match read(now) {
@@ -248,6 +296,11 @@ fn config_view(config: &Config, error: Option<String>) -> ConfigView {
         } else {
             Vec::new()
         },
+        presets: config
+            .presets
+            .iter()
+            .map(crate::config::preset::describe)
+            .collect(),
     }
 }
 
@@ -261,6 +314,7 @@ fn empty(config: &Config, error: Option<String>, now: EpochMs, store: String) ->
         sites: Vec::new(),
         browsers: Vec::new(),
         unknown_tools: Vec::new(),
+        unseen: Vec::new(),
         log_unreadable_lines: 0,
     }
 }
@@ -304,6 +358,7 @@ pub(crate) fn collect(
     status.sites = sites;
     status.browsers = browsers(&store.tabs()?);
     status.unknown_tools = unknown_tools(&records, config);
+    status.unseen = unseen(&records);
     status.log_unreadable_lines = bad;
     Ok(status)
 }
@@ -475,6 +530,9 @@ pub(crate) fn render(s: &Status) -> String {
     for w in &s.config.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
+    for p in &s.config.presets {
+        let _ = writeln!(out, "  {p}");
+    }
     if !s.state_found {
         out.push_str(
             "\nno gate state yet: nothing has been paced on this machine; the first paced call makes it\n",
@@ -530,6 +588,19 @@ pub(crate) fn render(s: &Status) -> String {
         out.push_str("  declare each in the config to pace, skip or block it, e.g.:\n");
         for line in declare_hint(&s.unknown_tools).lines() {
             let _ = writeln!(out, "{}", format!("    {line}").trim_end());
+        }
+    }
+    if !s.unseen.is_empty() {
+        out.push_str("\npassed unseen (pace-hook could not see into what ran, so its requests were not paced)\n");
+        for u in &s.unseen {
+            let _ = writeln!(
+                out,
+                "  {}: {}; {} call(s), last {}",
+                u.tool,
+                u.what,
+                u.calls,
+                when::relative(u.last_ms, now)
+            );
         }
     }
     if s.log_unreadable_lines > 0 {

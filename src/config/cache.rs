@@ -66,7 +66,7 @@ pub(super) fn write(path: &Path, key: &Key, config: &Config) {
     }
 }
 
-const MAGIC: &str = "pace-hook config cache 2";
+const MAGIC: &str = "pace-hook config cache 3";
 
 /// What the settings line does not hold, as one JSON line.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -75,6 +75,7 @@ struct Extra {
     backend: super::Backend,
     on_backend_error: super::OnBackendError,
     tools: Vec<super::ToolRule>,
+    presets: Vec<super::PresetUse>,
 }
 
 /// The cache's text: a line of key, a line of numeric settings, a JSON
@@ -96,6 +97,7 @@ pub(crate) fn encode(key: &Key, c: &Config) -> String {
         backend: c.backend.clone(),
         on_backend_error: c.on_backend_error,
         tools: c.tools.clone(),
+        presets: c.presets.clone(),
     };
     out.push_str("extra ");
     out.push_str(&serde_json::to_string(&extra).expect("extra serializes"));
@@ -146,6 +148,7 @@ pub(crate) fn decode(text: &str, path: &Path) -> Option<(Key, Config)> {
             backend: extra.backend,
             on_backend_error: extra.on_backend_error,
             tools: extra.tools,
+            presets: extra.presets,
             sites: text[start..end].to_owned(),
             source: Some(path.to_owned()),
         },

@@ -22,6 +22,7 @@ use crate::{
 
 pub(crate) mod cache;
 mod discover;
+pub(crate) mod preset;
 mod sites;
 mod tools;
 
@@ -91,8 +92,25 @@ pub struct Config {
     /// string rather than a `Vec` of structs: a config with a thousand sites
     /// is loaded on every paced event, and this loads with one allocation.
     sites: String,
+    /// The `[[site]]`s that name a preset, and what the user set beside it.
+    pub presets: Vec<PresetUse>,
     /// The file this came from, if any.
     pub source: Option<PathBuf>,
+}
+
+/// A `[[site]]` with a `preset`: the site's interval and budget are the
+/// stricter of the preset's and what the user set (the site's own, else the
+/// global ones), recorded here so `status` and `doctor` can say which held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PresetUse {
+    /// The site's name.
+    pub site: String,
+    /// The preset's name.
+    pub preset: String,
+    /// The interval the user's settings gave the site.
+    pub user_interval_ms: u64,
+    /// The budget the user's settings gave the site.
+    pub user_budget: Option<Budget>,
 }
 
 impl Default for Config {
@@ -109,6 +127,7 @@ impl Default for Config {
             on_backend_error: OnBackendError::Block,
             tools: Vec::new(),
             sites: String::new(),
+            presets: Vec::new(),
             source: None,
         }
     }
@@ -141,6 +160,8 @@ struct RawSite {
     interval: Option<String>,
     jitter: Option<String>,
     budget: Option<String>,
+    /// A built-in site's published limits (`preset.rs`).
+    preset: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -223,6 +244,7 @@ impl Config {
             },
             tools: Vec::new(),
             sites: String::new(),
+            presets: Vec::new(),
             source: Some(path.to_owned()),
         };
         for (key, ms) in [
@@ -274,8 +296,27 @@ impl Config {
                     format!("site `{name}` is configured twice"),
                 ));
             }
+            let preset = match site.preset.as_deref() {
+                None => None,
+                Some(p) => Some(preset::find(p).ok_or_else(|| {
+                    bad(
+                        site_line("preset"),
+                        format!(
+                            "site `{name}`: no preset `{p}`; the presets are {}",
+                            preset::names()
+                        ),
+                    )
+                })?),
+            };
             let mut domains = Vec::new();
-            for d in &site.domains {
+            let listed = if site.domains.is_empty() {
+                preset.map_or(Vec::new(), |p| {
+                    p.domains.iter().map(|d| (*d).to_owned()).collect()
+                })
+            } else {
+                site.domains
+            };
+            for d in &listed {
                 let host = crate::key::normalize_host(d).ok_or_else(|| {
                     bad(
                         site_line("domains"),
@@ -311,6 +352,21 @@ impl Config {
                     })
                 })
                 .transpose()?;
+            let (interval_ms, budget) = match preset {
+                None => (interval_ms, budget),
+                Some(p) => {
+                    let user_interval_ms = interval_ms.unwrap_or(config.interval_ms);
+                    let user_budget = budget.or(config.budget);
+                    config.presets.push(PresetUse {
+                        site: name.clone(),
+                        preset: p.name.to_owned(),
+                        user_interval_ms,
+                        user_budget,
+                    });
+                    let (i, b) = preset::combine(p, user_interval_ms, user_budget);
+                    (Some(i), b)
+                }
+            };
             config.push_site(
                 &name,
                 interval_ms,
@@ -575,6 +631,79 @@ mod tests {
 
     fn parse(text: &str) -> Result<Config> {
         Config::parse(text, Path::new("/x/pace-hook.toml"))
+    }
+
+    #[test]
+    fn a_preset_fills_in_its_domains_and_never_loosens_the_users_settings() {
+        // The default 10 s is stricter than GitHub's second, and holds; the
+        // preset adds its budget and its domains.
+        let c = parse("[[site]]\nname = \"gh\"\npreset = \"github\"\n").unwrap();
+        let site = c.site("gh").unwrap();
+        assert_eq!(
+            site.domains().collect::<Vec<_>>(),
+            ["github.com", "githubusercontent.com"]
+        );
+        let p = c.site("gh").unwrap();
+        assert_eq!(p.interval_ms, Some(10_000));
+        assert_eq!(
+            p.budget,
+            Some(Budget {
+                calls: 500,
+                window_ms: 3_600_000
+            })
+        );
+        // A looser global interval: the preset's second holds.
+        let c =
+            parse("interval = \"200ms\"\n[[site]]\nname = \"gh\"\npreset = \"github\"\n").unwrap();
+        assert_eq!(c.site("gh").unwrap().interval_ms, Some(1_000));
+        assert_eq!(c.interval_ms, 200);
+        // The site's own stricter values hold over the preset's.
+        let c = parse(
+            "interval = \"200ms\"\n[[site]]\nname = \"r\"\npreset = \"reddit\"\ninterval = \"30s\"\nbudget = \"5/1h\"\ndomains = [\"reddit.com\"]\n",
+        )
+        .unwrap();
+        let p = c.site("r").unwrap();
+        assert_eq!(p.interval_ms, Some(30_000));
+        assert_eq!(
+            p.budget,
+            Some(Budget {
+                calls: 5,
+                window_ms: 3_600_000
+            })
+        );
+        assert_eq!(
+            c.site("r").unwrap().domains().collect::<Vec<_>>(),
+            ["reddit.com"]
+        );
+        // A looser site budget: the preset's 60 a minute holds, and says so.
+        let c = parse("[[site]]\nname = \"r\"\npreset = \"reddit\"\ninterval = \"1s\"\nbudget = \"1000/1m\"\n")
+            .unwrap();
+        assert_eq!(
+            c.site("r").unwrap().budget,
+            Some(Budget {
+                calls: 60,
+                window_ms: 60_000
+            })
+        );
+        let line = preset::describe(&c.presets[0]);
+        assert!(
+            line.starts_with("site `r` uses preset `reddit`: interval 1 s (yours), budget 60 per 1 min (the preset's; yours: 1000 per 1 min); reddit publishes: clients connecting via OAuth2 may make up to 60 requests per minute"),
+            "{line}"
+        );
+        assert!(line.ends_with("read 2026-12-01"), "{line}");
+        // It survives the config cache.
+        let text = cache::encode(&[1, 2, 3, 4, 5, 6, 7], &c);
+        let (_, back) = cache::decode(&text, Path::new("/x")).unwrap();
+        assert_eq!(back.presets, c.presets);
+    }
+
+    #[test]
+    fn an_unknown_preset_names_its_line_and_the_presets() {
+        let e = parse("[[site]]\nname = \"x\"\npreset = \"gitlab\"\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "config `/x/pace-hook.toml` line 3: site `x`: no preset `gitlab`; the presets are \"github\", \"reddit\""
+        );
     }
 
     #[test]

@@ -169,6 +169,10 @@ fn pre(ctx: &dyn Context, event: &HookEvent, arrived: Mono) -> Result<Outcome> {
             );
             Ok(Outcome::Pass)
         }
+        Verdict::Unseen { what } => {
+            log_unknown(ctx, event, &what);
+            Ok(Outcome::Pass)
+        }
         Verdict::Skip { why } => {
             log_light(ctx, event, Kind::Skip, why);
             Ok(Outcome::Pass)
@@ -391,6 +395,15 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
     let Some((profile, tool)) = profile::find(&event.tool_name) else {
         return post_declared(ctx, event).map(|()| None);
     };
+    let call = Call {
+        tool,
+        server: profile::server_of(&event.tool_name),
+        input: &event.tool_input,
+        session: event.session_id.as_deref(),
+    };
+    if !profile.post_matters(&call) {
+        return Ok(None);
+    }
     let what = format!("`{tool}`");
     // A Post is recorded even while the config is broken (the Pre side
     // blocks then, so no call of this config was admitted since): the
@@ -407,12 +420,6 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
         .open_store(config)
         .map_err(|e| not_recorded(&what, &e, config))?;
     let store = store.as_ref();
-    let call = Call {
-        tool,
-        server: profile::server_of(&event.tool_name),
-        input: &event.tool_input,
-        session: event.session_id.as_deref(),
-    };
     let outcome = ToolResult {
         texts: &event.response_texts,
         object: event.response_object.as_ref(),

@@ -21,10 +21,10 @@
 
 /// The matcher `install` writes: every MCP tool (each profile's servers
 /// under every name they ship with, `[[tool]]` rules, and servers nobody
-/// knows yet, which pace-hook logs as `unknown`) and Claude Code's two web
-/// tools. pace-hook sorts every call itself, so a broad matcher costs only a
+/// knows yet, which pace-hook logs as `unknown`), Claude Code's two web
+/// tools, and its shell (`Bash`), where `curl` and the rest run. pace-hook sorts every call itself, so a broad matcher costs only a
 /// process start on MCP calls that are not web calls.
-pub(crate) const MATCHER: &str = "mcp__.*|WebFetch|WebSearch";
+pub(crate) const MATCHER: &str = "mcp__.*|WebFetch|WebSearch|^Bash$";
 
 /// Whether Claude Code runs a hook with `matcher` for a call to `tool`.
 pub(crate) fn matcher_matches(matcher: &str, tool: &str) -> bool {
@@ -56,7 +56,6 @@ mod tests {
     /// Claude Code's own tools that are not web tools: a broad matcher must
     /// not start pace-hook for them.
     const NOT_WEB: &[&str] = &[
-        "Bash",
         "Read",
         "Write",
         "Edit",

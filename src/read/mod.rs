@@ -9,5 +9,6 @@ pub(crate) mod matcher;
 pub(crate) mod profile;
 pub(crate) mod resolve;
 pub(crate) mod script;
+pub(crate) mod shell;
 pub(crate) mod site;
 pub(crate) mod url;

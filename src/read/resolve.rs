@@ -98,6 +98,12 @@ pub(crate) fn requests_for(
         Target::Tab(tab) => every |= tab_hosts(tab, false, &mut hosts)?,
         Target::History(tab) => every |= tab_hosts(tab, true, &mut hosts)?,
         Target::Unknown => every = true,
+        Target::Sites { urls, any_site } => {
+            every |= *any_site;
+            for u in urls {
+                hosts.extend(hosts_of_url(u));
+            }
+        }
         Target::Script {
             tab,
             urls,

@@ -47,7 +47,7 @@ fn an_empty_object_gets_the_hooks_as_claude_code_lays_settings_out() {
   "hooks": {
     "PreToolUse": [
       {
-        "matcher": "mcp__.*|WebFetch|WebSearch",
+        "matcher": "mcp__.*|WebFetch|WebSearch|^Bash$",
         "hooks": [
           {
             "type": "command",
@@ -59,7 +59,7 @@ fn an_empty_object_gets_the_hooks_as_claude_code_lays_settings_out() {
     ],
     "PostToolUse": [
       {
-        "matcher": "mcp__.*|WebFetch|WebSearch",
+        "matcher": "mcp__.*|WebFetch|WebSearch|^Bash$",
         "hooks": [
           {
             "type": "command",
@@ -71,7 +71,7 @@ fn an_empty_object_gets_the_hooks_as_claude_code_lays_settings_out() {
     ],
     "PostToolUseFailure": [
       {
-        "matcher": "mcp__.*|WebFetch|WebSearch",
+        "matcher": "mcp__.*|WebFetch|WebSearch|^Bash$",
         "hooks": [
           {
             "type": "command",
@@ -125,7 +125,7 @@ fn a_one_line_file_stays_on_one_line() {
         r#"{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]}}"#,
     );
     assert!(!text.contains('\n'), "{text}");
-    assert!(text.contains(r#","PreToolUse":[{"matcher":"mcp__.*|WebFetch|WebSearch","hooks":[{"type":"command","command":"/home/u/.cargo/bin/pace-hook","timeout":300}]}]"#), "{text}");
+    assert!(text.contains(r#","PreToolUse":[{"matcher":"mcp__.*|WebFetch|WebSearch|^Bash$","hooks":[{"type":"command","command":"/home/u/.cargo/bin/pace-hook","timeout":300}]}]"#), "{text}");
     let spaced = round_trip(r#"{ "model": "opus" }"#);
     assert!(
         spaced.starts_with(r#"{ "model": "opus", "hooks": {"PreToolUse": [{"matcher": "#),
@@ -192,7 +192,7 @@ fn an_entry_pasted_from_the_old_readme_is_updated_in_place() {
         [Change::Updated, Change::Added, Change::Added]
     );
     assert!(edit.text.contains(
-        r#"        "matcher": "mcp__.*|WebFetch|WebSearch",
+        r#"        "matcher": "mcp__.*|WebFetch|WebSearch|^Bash$",
         "hooks": [{ "type": "command", "command": "/home/u/.cargo/bin/pace-hook", "timeout": 300 }]"#
     ), "{}", edit.text);
     let removed = uninstall(&edit.text).unwrap();

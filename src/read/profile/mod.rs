@@ -37,6 +37,7 @@ mod devtools;
 mod fetch;
 mod playwright;
 mod puppeteer;
+pub(crate) mod shell;
 pub(crate) mod webfetch;
 
 /// A URL no parser reads (an IPv6 host never closed): a tab seen on it
@@ -107,6 +108,15 @@ pub(crate) enum Target {
         /// The code builds a URL whose host the analysis cannot read.
         any_site: bool,
     },
+    /// One request to a site among these URLs' (a shell command whose code
+    /// names several), and every known site when `any_site`.
+    Sites {
+        /// URLs (or hosts) as written; one without a scheme is read as
+        /// `https://`.
+        urls: Vec<String>,
+        /// The site cannot be told: every known site too.
+        any_site: bool,
+    },
     /// Requests to each of these URLs' sites, one each.
     Urls(Vec<String>),
     /// A call whose site cannot be told: every site the gate knows.
@@ -122,6 +132,12 @@ pub(crate) enum Verdict {
     /// handed no URL: let it through, and log it so `status` and `doctor`
     /// can say how to declare it.
     Unknown,
+    /// Runs something pace-hook cannot see into (a script run by name from
+    /// the shell): let it through, and log what, so `status` shows it.
+    Unseen {
+        /// What ran, for the log.
+        what: String,
+    },
     /// A tool nobody knows that was handed absolute URLs: it most likely
     /// fetches them, so it is paced on their sites, and logged like
     /// [`Verdict::Unknown`] so `status` can say how to declare it.
@@ -261,6 +277,13 @@ pub(crate) trait Profile: Sync {
         false
     }
 
+    /// Whether a Post of `call` can have anything to record: `false` only
+    /// for a call its Pre could not have paced (a shell command that makes
+    /// no request), whose Post then touches no state and no config.
+    fn post_matters(&self, _call: &Call<'_>) -> bool {
+        true
+    }
+
     /// [`Profile::classify`], with an unlisted tool paced on
     /// [`Profile::page`].
     fn classify_or_page(&self, call: &Call<'_>) -> Verdict {
@@ -275,6 +298,7 @@ static PROFILES: &[&dyn Profile] = &[
     &devtools::DevTools,
     &puppeteer::Puppeteer,
     &webfetch::WebFetch,
+    &shell::Shell,
     &fetch::Fetch,
 ];
 
@@ -303,6 +327,7 @@ pub(crate) static FAMILIES: &[Family] = &[
     devtools::FAMILY,
     puppeteer::FAMILY,
     webfetch::FAMILY,
+    shell::FAMILY,
     fetch::FAMILY,
 ];
 
@@ -338,8 +363,8 @@ fn find_owner(tool_name: &str) -> Option<(&'static dyn Profile, &str, bool)> {
 /// listed tool is classified without reading the config.
 ///
 /// The rules apply to MCP tools only: every other tool is Claude Code's own,
-/// and the one of those that reaches sites (`WebFetch`) has a profile. So a
-/// broad matcher's `Bash` and `Read` calls pass without touching the config.
+/// and those that reach sites (`WebFetch`, `Bash`) have a profile. So a
+/// broad matcher's `Read` calls pass without touching the config.
 pub(crate) fn classify<'r>(
     tool_name: &str,
     input: &Map<String, Value>,
@@ -870,7 +895,13 @@ pub(crate) mod tests {
         )
         .unwrap();
         assert!(matches!(v, Verdict::Skip { .. }));
-        let v = super::classify("Bash", &Map::new(), Some("s"), || {
+        let input = serde_json::json!({"command": "curl https://a.example/"});
+        let v = super::classify("Bash", input.as_object().unwrap(), Some("s"), || {
+            panic!("the rules were read")
+        })
+        .unwrap();
+        assert!(matches!(v, Verdict::Pace { .. }), "{v:?}");
+        let v = super::classify("Read", &Map::new(), Some("s"), || {
             panic!("the rules were read")
         })
         .unwrap();

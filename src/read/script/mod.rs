@@ -94,7 +94,7 @@
 mod cost;
 mod markup;
 mod model;
-mod stack;
+pub(crate) mod stack;
 mod url;
 mod value;
 mod walk;

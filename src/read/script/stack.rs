@@ -17,7 +17,7 @@ use std::io;
 /// Runs `f` on a stack of at least `size` bytes mapped for it, with a guard
 /// page on each side, and unmaps the stack after. A panic in `f` continues
 /// here. `Err`: the stack could not be mapped (an address-space limit).
-pub(super) fn run_on<R: Send, F: FnOnce() -> R + Send>(size: usize, f: F) -> io::Result<R> {
+pub(crate) fn run_on<R: Send, F: FnOnce() -> R + Send>(size: usize, f: F) -> io::Result<R> {
     imp::run_on(size, f)
 }
 
@@ -30,7 +30,7 @@ psm::psm_stack_manipulation! {
                 ptr,
             };
 
-            pub(super) fn run_on<R: Send, F: FnOnce() -> R + Send>(
+            pub(crate) fn run_on<R: Send, F: FnOnce() -> R + Send>(
                 size: usize,
                 f: F,
             ) -> io::Result<R> {
@@ -123,7 +123,7 @@ psm::psm_stack_manipulation! {
             use std::io;
 
             /// Where the stack cannot be switched: a thread of its own.
-            pub(super) fn run_on<R: Send, F: FnOnce() -> R + Send>(
+            pub(crate) fn run_on<R: Send, F: FnOnce() -> R + Send>(
                 size: usize,
                 f: F,
             ) -> io::Result<R> {
