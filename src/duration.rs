@@ -9,6 +9,14 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .ok_or_else(|| format!("`{text}` has no unit; write e.g. \"10s\" or \"250ms\""))?;
+    if let Some(magnitude) = t.strip_prefix('-') {
+        let example = Some(magnitude.trim())
+            .filter(|m| !m.is_empty())
+            .unwrap_or("10s");
+        return Err(format!(
+            "`{text}` is negative; a duration is 0 or longer, e.g. \"{example}\""
+        ));
+    }
     if split == 0 {
         return Err(format!(
             "`{text}` is not a duration; write e.g. \"10s\" or \"250ms\""
@@ -68,6 +76,11 @@ mod tests {
         assert_eq!(parse_duration("1h"), Ok(3_600_000));
         assert!(parse_duration("10").is_err());
         assert!(parse_duration("10 parsecs").is_err());
+        assert_eq!(
+            parse_duration("-5s"),
+            Err("`-5s` is negative; a duration is 0 or longer, e.g. \"5s\"".to_owned())
+        );
+        assert!(parse_duration("-").unwrap_err().contains("e.g. \"10s\""));
     }
 
     #[test]

@@ -9,6 +9,12 @@
 //! 1, which Claude Code shows to the user without blocking anything, and the
 //! site simply stays held until the call's hold runs out.
 //!
+//! Other agents read exit codes their own way (`hook::client`): Codex, Gemini
+//! CLI and VS Code block on 2 as Claude Code does, but Copilot CLI and Cline
+//! let the call run on any failing exit and refuse it only through JSON on
+//! stdout. For them a refusal, failures included, is that JSON with
+//! [`Exit::Success`]; the code above is what everyone else gets.
+//!
 //! `install` and `uninstall` are not hook events: a person runs them, and
 //! their codes follow the usual convention. 0: done (or nothing to do); 1: a
 //! settings file it will not edit as it is (not JSON, the wrong shape, a
@@ -16,6 +22,16 @@
 //! usage error still exits 2, as everywhere in the CLI, so that a hook
 //! command with a typo blocks rather than passes; a `--timeout` too short
 //! for `max_wait` is a bad argument too, and exits 2.
+//!
+//! `pace-hook run --site S -- CMD` is a wrapper, and its codes follow
+//! `env` and `timeout`, so that a script can tell pace-hook's failure from
+//! the command's own exit 2: CMD's own code (or 128+N when signal N ended
+//! it); 125 when pace-hook could not pace it, so CMD did not run (not
+//! admitted within `max_wait`, a broken state directory or config, the
+//! backend down); 126 when CMD was found but could not be run (not
+//! executable, not a program); 127 when CMD was not found. As with `env`, a
+//! CMD that itself exits 125–127 cannot be told from these. A usage error of
+//! `run` is 2, as everywhere.
 
 use std::process::ExitCode;
 
@@ -34,8 +50,8 @@ pub enum Doing {
     Arguments,
     /// `install` or `uninstall`.
     Setup,
-    /// `pace-hook run`, getting its turn or starting its command: the
-    /// command does not run unpaced.
+    /// `pace-hook run`, getting its turn: the command does not run
+    /// unpaced, and the code (125) is not one the command exits with itself.
     Run,
     /// A person looking at the gate or changing it by hand: `gaps`,
     /// `status`, `doctor`, `backoff`.
@@ -58,6 +74,13 @@ pub enum Exit {
     Block,
     /// `pace-hook run`: the wrapped command's own exit code.
     Passthrough(u8),
+    /// `pace-hook run`: pace-hook could not pace the command, which did not
+    /// run (`env`'s and `timeout`'s 125).
+    RunFailed,
+    /// `pace-hook run`: the command was found but could not be run (126).
+    CannotRun,
+    /// `pace-hook run`: the command was not found (127).
+    NotFound,
 }
 
 impl Exit {
@@ -68,16 +91,21 @@ impl Exit {
             Exit::Failure => 1,
             Exit::Block => 2,
             Exit::Passthrough(code) => code,
+            Exit::RunFailed => 125,
+            Exit::CannotRun => 126,
+            Exit::NotFound => 127,
         }
     }
 }
 
 impl Exit {
     /// The exit of a run that `error` ended while `doing` it: 2 wherever a
-    /// call could otherwise go unpaced, and for usage errors; 1 elsewhere.
+    /// call could otherwise go unpaced, and for usage errors; 125 for
+    /// `run`'s own failure; 1 elsewhere.
     pub fn for_error(doing: Doing, error: &Error) -> Exit {
         match doing {
-            Doing::Pre | Doing::Arguments | Doing::Run => Exit::Block,
+            Doing::Pre | Doing::Arguments => Exit::Block,
+            Doing::Run => Exit::RunFailed,
             Doing::Post | Doing::Operator => Exit::Failure,
             Doing::Setup => match error {
                 Error::TimeoutTooShort { .. } | Error::Usage { .. } => Exit::Block,
@@ -106,6 +134,17 @@ mod tests {
     }
 
     #[test]
+    fn run_fails_as_env_and_timeout_do() {
+        assert_eq!(Exit::RunFailed.code(), 125);
+        assert_eq!(Exit::CannotRun.code(), 126);
+        assert_eq!(Exit::NotFound.code(), 127);
+        // None of them blocks: `run` is not a hook.
+        for e in [Exit::RunFailed, Exit::CannotRun, Exit::NotFound] {
+            assert_ne!(e.code(), Exit::Block.code());
+        }
+    }
+
+    #[test]
     fn every_failure_that_could_let_a_call_through_blocks() {
         let io = Error::Panic {
             message: "x".to_owned(),
@@ -113,10 +152,13 @@ mod tests {
         let usage = Error::Usage {
             message: "x".to_owned(),
         };
-        for doing in [Doing::Pre, Doing::Arguments, Doing::Run] {
+        for doing in [Doing::Pre, Doing::Arguments] {
             assert_eq!(Exit::for_error(doing, &io), Exit::Block, "{doing:?}");
             assert_eq!(Exit::for_error(doing, &usage), Exit::Block, "{doing:?}");
         }
+        // `run` is not a hook: its own failure is 125, as `env`'s, so that
+        // it is not taken for the command's own 2; the command did not run.
+        assert_eq!(Exit::for_error(Doing::Run, &io), Exit::RunFailed);
         for doing in [Doing::Post, Doing::Operator] {
             assert_eq!(Exit::for_error(doing, &io), Exit::Failure, "{doing:?}");
         }

@@ -7,7 +7,7 @@
 //!
 //! Invariant asserted throughout: a parser that cannot read its input never
 //! concludes "no site" or "no request". Only a URL whose scheme is proved to
-//! load nothing ([`crate::read::reach::may_be_nowhere`]) reaches no site; a tab
+//! load nothing ([`crate::read::url::may_be_nowhere`]) reaches no site; a tab
 //! listing read from text that page content could have written never
 //! replaces what the tab map knows; a tampered state file can slow a site,
 //! never admit early or wedge it for longer than a day.
@@ -27,18 +27,20 @@ use serde_json::{Map, Value};
 
 use crate::{
     config::{self, Config, cache},
-    duration, hook,
+    duration,
+    gate::requests,
+    hook,
     hook::event::{self, EventKind, HookEvent},
     pacing::decision::{
         Budget, CEILING_MS, CLOCK_SLACK_MS, Decision, MAX_BUDGET_CALLS, Policy, SiteState,
     },
     pacing::gaps,
     pacing::log,
-    read::profile::{self, Call, Learned, Outcome, TabRef, Target, Verdict},
-    read::reach::{self, Reach},
+    read::profile::{self, Call, Learned, TabRef, Target, ToolResult, Verdict},
     read::resolve,
     read::script::{self, Count, Env},
     read::site,
+    read::url::{self, Reach},
     store::{CallRecord, TabMap, file::AgentSlot},
 };
 
@@ -81,14 +83,29 @@ pub fn run(name: &str, data: &[u8]) -> bool {
 /// I/O. Also [`event::looks_like_post`], which reads bytes that do not parse.
 pub fn event(data: &[u8]) {
     let _ = event::looks_like_post(data);
+    let _ = hook::client::Client::detect(data);
+    // Every agent's reader, on the same bytes: each must read them into an
+    // event that holds, or refuse them.
+    for client in hook::client::ALL {
+        let _ = client.looks_like_post(data);
+        if let Ok(e) = client.read(data) {
+            check_event(&e);
+        }
+    }
     let Ok(e) = HookEvent::parse(data) else {
         return;
     };
+    check_event(&e);
+}
+
+/// What holds of every event read: a tool event names its tool, and its
+/// verdict and what its result teaches are as strict as its owner requires.
+fn check_event(e: &HookEvent) {
     if !matches!(e.kind, EventKind::Other(_)) {
         assert!(!e.tool_name.is_empty(), "a tool event without a tool name");
     }
     let _ = e.agent();
-    let _ = hook::call_key(&e, &crate::pacing::clock::SystemClock);
+    let _ = hook::call_key(e, &crate::pacing::clock::SystemClock);
     let verdict = profile::classify(&e.tool_name, &e.tool_input, e.session_id.as_deref(), || {
         Ok(&[])
     })
@@ -102,7 +119,7 @@ pub fn event(data: &[u8]) {
             session: e.session_id.as_deref(),
         };
         let texts = e.response_texts.clone();
-        let outcome = Outcome {
+        let outcome = ToolResult {
             texts: &texts,
             object: e.response_object.as_ref(),
             error: e.error.as_deref(),
@@ -201,7 +218,7 @@ pub fn tab_context(data: &[u8]) {
         input: &input,
         session: Some("fuzz"),
     };
-    let outcome = Outcome {
+    let outcome = ToolResult {
         texts: &texts,
         object: None,
         error: error.as_deref(),
@@ -218,7 +235,7 @@ const MAX_LEARNED_TABS: usize = 3 * 1_024 + 1;
 /// What a result teaches is bounded, believed only where the extension
 /// writes, and never "on no site" unless the URL says so; and the tab map it
 /// is folded into stays bounded and fail-closed.
-fn check_learned(call: &Call<'_>, outcome: &Outcome<'_>, learned: &Learned) {
+fn check_learned(call: &Call<'_>, outcome: &ToolResult<'_>, learned: &Learned) {
     assert!(
         learned.tabs.len() <= MAX_LEARNED_TABS,
         "{} tabs from one result",
@@ -344,7 +361,7 @@ pub fn config(data: &[u8]) {
                 assert!(owner.domains().any(|o| o == d));
                 let key = site::key_for_host(d);
                 assert!(
-                    c.requests_for_host(d).iter().any(|r| r.site == key),
+                    requests::for_host(&c, d).iter().any(|r| r.site == key),
                     "a request to {d} skips its own key {key}"
                 );
             }
@@ -376,8 +393,8 @@ fn ask(c: &Config) {
     for w in words {
         let _ = c.site(w);
         let _ = c.owner_of(w);
-        let _ = c.requests_for_host(w);
-        let _ = c.request_for_key(w);
+        let _ = requests::for_host(c, w);
+        let _ = requests::for_key(c, w);
         let _ = c.group_of_key(w);
     }
     let _ = c.known_keys();
@@ -617,14 +634,14 @@ fn check_file_name(key: &str) {
 // ---------------------------------------------------------------------------
 // URLs
 
-/// A URL as a navigation and as page content reads it ([`reach::reach`],
-/// [`reach::reach_absolute`]), the hosts the gate keys it under, and a bare
+/// A URL as a navigation and as page content reads it ([`url::reach`],
+/// [`url::reach_absolute`]), the hosts the gate keys it under, and a bare
 /// host as the config reads one.
 pub fn url(data: &[u8]) {
     let s = String::from_utf8_lossy(data);
     let s = s.as_ref();
-    check_reach(s, &reach::reach(s));
-    if let Some(r) = reach::reach_absolute(s) {
+    check_reach(s, &url::reach(s));
+    if let Some(r) = url::reach_absolute(s) {
         check_reach(s, &r);
     }
     check_hosts_of_url(s);
@@ -633,7 +650,7 @@ pub fn url(data: &[u8]) {
     }
     let _ = site::host_of_url(s);
     let _ = site::script_of_url(s);
-    let urls = reach::absolute_urls_in(s);
+    let urls = url::absolute_urls_in(s);
     assert!(urls.windows(2).all(|w| w[0] < w[1]), "unsorted: {urls:?}");
     if let Some(h) = crate::key::normalize_host(s) {
         // Canonical: read again, the same host. Except a domain whose last
@@ -655,9 +672,9 @@ pub fn url(data: &[u8]) {
 /// Whether a URL may reach no site: its scheme proves it loads nothing, or
 /// it is a document whose whole body was read and names no site.
 fn may_reach_no_site(url: &str) -> bool {
-    reach::may_be_nowhere(url)
+    url::may_be_nowhere(url)
         || matches!(
-            reach::reach(url),
+            url::reach(url),
             Reach::Document {
                 unreadable: false,
                 ..
@@ -691,7 +708,7 @@ fn check_reach(input: &str, r: &Reach) {
     match r {
         Reach::Host(h) => check_host(h),
         Reach::Nowhere(_) => {
-            assert!(reach::may_be_nowhere(input), "{input:?} reaches nowhere")
+            assert!(url::may_be_nowhere(input), "{input:?} reaches nowhere")
         }
         Reach::Script(_) => {}
         Reach::Document { hosts, .. } => {
@@ -853,7 +870,7 @@ pub fn listings(data: &[u8]) {
     };
     let learned = p.learn(
         &call,
-        &Outcome {
+        &ToolResult {
             texts: &texts,
             object: object.as_ref(),
             error: error.as_deref(),
@@ -957,7 +974,7 @@ pub fn seeds(src: &Sources) -> Vec<Seed> {
             add("listings", name.clone(), bytes);
         }
         for t in e.result_texts() {
-            urls.extend(reach::absolute_urls_in(&t));
+            urls.extend(url::absolute_urls_in(&t));
             add("state_files", format!("text-{name}"), t.into_bytes());
         }
     }

@@ -1,6 +1,6 @@
 //! Site keys: the registrable domain a host is paced under, a bare host in
 //! canonical form, and the file name a key is stored under. The foundation
-//! of every site the gate keys by; the readers in `read::reach` find hosts in
+//! of every site the gate keys by; the readers in `read::url` find hosts in
 //! URLs, the config and the stores key them here.
 
 use std::net::{IpAddr, Ipv6Addr};
@@ -8,7 +8,7 @@ use std::net::{IpAddr, Ipv6Addr};
 use url::Host;
 
 /// A bare host (from config `domains`, or a host already stored): canonical
-/// as in `read::reach::Reach::Host`, `None` if it is not a host.
+/// as in `read::url::Reach::Host`, `None` if it is not a host.
 ///
 /// It goes through the same host parser as a URL's host (percent-decoding,
 /// IDNA, IPv4 numbers in any base, IPv6 with or without brackets), so a

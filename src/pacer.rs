@@ -15,7 +15,7 @@ use crate::{
     config::Config,
     duration::format_duration,
     error::{Error, Result},
-    gate::{Ask, Gate, SiteRequest, Turn},
+    gate::{Ask, Gate, SiteRequest, Turn, requests},
     pacing::log::{Kind, Record},
     read::site,
     store::{self, Store},
@@ -75,7 +75,7 @@ impl Pacer {
         if let Some(group) = self.config.site(&wanted) {
             let out: Vec<SiteRequest> = group
                 .domains()
-                .flat_map(|d| self.config.requests_for_host(d))
+                .flat_map(|d| requests::for_host(&self.config, d))
                 .collect();
             if out.is_empty() {
                 return Err(Error::Usage {
@@ -86,7 +86,7 @@ impl Pacer {
             return Ok(out);
         }
         match site::host_of_url(site_or_url) {
-            Some(host) => Ok(self.config.requests_for_host(&host)),
+            Some(host) => Ok(requests::for_host(&self.config, &host)),
             None => Err(Error::Usage {
                 message: format!("`{site_or_url}` is not a site, a host or a URL"),
             }),
@@ -120,7 +120,15 @@ impl Pacer {
             agent: None,
             line: &line,
         };
-        match gate.take_turn(&ask, &mut |_| Ok(()))? {
+        // The wait and its I/O end by the deadline; what the caller does
+        // with the permit afterwards is its own.
+        self.store.bound_io(Some(crate::gate::io_deadline(
+            arrived,
+            self.config.max_wait_ms,
+        )));
+        let turn = gate.take_turn(&ask, &mut |_| Ok(()));
+        self.store.bound_io(None);
+        match turn? {
             Turn::Admitted(a) => Ok(Permit {
                 pacer: self,
                 call,
@@ -154,14 +162,21 @@ impl Pacer {
         let mut sites = Vec::new();
         for r in self.requests(site_or_url)? {
             let ms = how_long.as_millis() as u64;
+            // The record's time is the store's, the one the backoff counts
+            // from, so `until_ms - ts` is the hold asked for.
+            let mut set_at = 0;
             let u = self
                 .store
-                .update_backoff(&r.site, &mut |s, now| Some(s.hold_back(now, ms)))?
+                .update_backoff(&r.site, &mut |s, now| {
+                    set_at = now;
+                    Some(s.hold_back(now, ms))
+                })?
                 .unwrap_or(0);
             until = until.max(u);
-            let mut rec = Record::new(Kind::Backoff, self.store.clock().now_floor(), "backoff");
+            let mut rec = Record::new(Kind::Backoff, set_at, "backoff");
             rec.sites = vec![r.site.clone()];
             rec.reason = Some(format!("held back by hand for {}", format_duration(ms)));
+            rec.until_ms = Some(u);
             self.store.log(&rec);
             sites.push(r.site);
         }
@@ -179,6 +194,7 @@ impl Pacer {
             let mut rec = Record::new(Kind::Backoff, self.store.clock().now_floor(), "backoff");
             rec.sites = vec![r.site.clone()];
             rec.reason = Some("cleared by hand".to_owned());
+            rec.until_ms = Some(rec.ts);
             self.store.log(&rec);
             sites.push(r.site);
         }
@@ -253,7 +269,7 @@ mod tests {
         config.interval_ms = 2_000;
         config.hold_ms = 1_000;
         let clock = Arc::new(FakeClock::new(T0));
-        let store = MemoryStore::new(clock, config.policy_of(None));
+        let store = MemoryStore::new(clock, requests::policy_of(&config, None));
         store.stall_after_next(Kind::Admit, Duration::from_millis(1_500));
         let pacer = Pacer::with_store(Box::new(store.process()), config);
         let permit = pacer.wait_turn("https://example.com/x").expect("admitted");

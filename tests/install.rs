@@ -52,6 +52,7 @@ impl Setup {
             .env("PACE_HOOK_HOME", self.dir.join("state"))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -67,10 +68,10 @@ impl Setup {
         format!("270 s, from `{}`", self.dir.join("config.toml").display())
     }
 
-    /// Files beside the project's settings whose names start with
-    /// `settings.json.bak-`.
+    /// The backups of the project's settings: files whose names start
+    /// with `settings.json.bak-`, in the home's settings backups.
     fn backups(&self) -> Vec<PathBuf> {
-        backups_of(&self.settings())
+        backups_of(&self.home(), &self.settings())
     }
 }
 
@@ -80,9 +81,14 @@ impl Drop for Setup {
     }
 }
 
-fn backups_of(settings: &Path) -> Vec<PathBuf> {
+/// The backups of `settings` that install and uninstall made under `home`:
+/// in `~/.local/state/pace-hook/settings-backups/`, at the file's own path.
+fn backups_of(home: &Path, settings: &Path) -> Vec<PathBuf> {
     let name = settings.file_name().unwrap().to_string_lossy().into_owned();
-    let mut found: Vec<PathBuf> = fs::read_dir(settings.parent().unwrap())
+    let dir = home
+        .join(".local/state/pace-hook/settings-backups")
+        .join(settings.parent().unwrap().strip_prefix("/").unwrap());
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
         .map(|d| {
             d.map(|e| e.unwrap().path())
                 .filter(|p| {
@@ -230,6 +236,46 @@ fn install_says_what_it_did_and_where_the_backup_is() {
 }
 
 #[test]
+fn install_and_uninstall_leave_no_backup_in_the_project() {
+    // A project kept in git: the settings file is tracked, and nothing
+    // install or uninstall leaves may show up as untracked.
+    let s = Setup::new("");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
+            .arg(s.project())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&["init", "-q"]);
+    fs::create_dir_all(s.settings().parent().unwrap()).unwrap();
+    fs::write(s.settings(), "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "settings"]);
+    assert_eq!(code(&s.run(&["install"])), 0);
+    assert_eq!(
+        git(&["status", "--porcelain"]),
+        " M .claude/settings.json\n"
+    );
+    assert_eq!(code(&s.run(&["uninstall"])), 0);
+    assert_eq!(git(&["status", "--porcelain"]), "");
+    // The copies are kept, out of the project, 0600 in a 0700 directory.
+    let backups = s.backups();
+    assert_eq!(backups.len(), 2);
+    assert_eq!(
+        fs::read_to_string(&backups[0]).unwrap(),
+        "{\n  \"model\": \"opus\"\n}\n"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&backups[0]), 0o600);
+    assert_eq!(mode(backups[0].parent().unwrap()), 0o700);
+}
+
+#[test]
 fn installing_twice_changes_nothing_the_second_time() {
     let s = Setup::new("");
     assert_eq!(code(&s.run(&["install"])), 0);
@@ -370,7 +416,7 @@ fn user_scope_writes_under_home() {
         fs::read_to_string(&user).unwrap(),
         "{\n  \"model\": \"opus\"\n}\n"
     );
-    assert_eq!(backups_of(&user).len(), 2);
+    assert_eq!(backups_of(&s.home(), &user).len(), 2);
 }
 
 #[test]
@@ -526,14 +572,19 @@ impl Launcher {
         finish(child, Duration::from_secs(30))
     }
 
-    /// A stand-in `pace-hook` at `path` that reports what it got and exits 7.
+    /// A stand-in `pace-hook` at `path` that answers `--version` as
+    /// pace-hook does, then reports what it got and exits 7.
     fn fake(&self, path: &Path) {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(
+        self.executable(
             path,
-            "#!/bin/sh\nread -r line\necho \"home=$PACE_HOOK_HOME args=$* stdin=$line\"\nexit 7\n",
-        )
-        .unwrap();
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'pace-hook 0.1.0'; exit 0; fi\nread -r line\necho \"home=$PACE_HOOK_HOME args=$* stdin=$line\"\nexit 7\n",
+        );
+    }
+
+    /// An executable file at `path` with `text`.
+    fn executable(&self, path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
     }
@@ -558,18 +609,50 @@ fn the_launcher_blocks_with_how_to_install_when_pace_hook_is_missing() {
 }
 
 #[test]
-fn the_launcher_passes_the_exit_code_and_sets_the_state_dir_to_the_plugin_data() {
+fn the_launcher_passes_the_exit_code_and_leaves_the_state_dir_alone() {
     let l = Launcher::new();
     l.fake(&l.dir.join("path").join("pace-hook"));
     let out = l.run(&mut l.command(), b"event\n");
     assert_eq!(code(&out), 7, "{}", stderr(&out));
-    assert_eq!(
-        stdout(&out),
-        format!("home={} args= stdin=event\n", l.dir.join("data").display())
-    );
-    // A PACE_HOOK_HOME of the user's own wins.
+    // Not the plugin's data directory: the gate is the machine's.
+    assert_eq!(stdout(&out), "home= args= stdin=event\n");
     let out = l.run(l.command().env("PACE_HOOK_HOME", "/elsewhere"), b"event\n");
     assert_eq!(stdout(&out), "home=/elsewhere args= stdin=event\n");
+}
+
+/// Issue 16's "Around the gate": what the launcher finds must be pace-hook.
+#[test]
+fn the_launcher_blocks_when_what_it_finds_is_not_pace_hook() {
+    let l = Launcher::new();
+    let bin = l.dir.join("path").join("pace-hook");
+    let cases: [(&str, &[u8]); 5] = [
+        ("an empty file", b""),
+        ("garbage", b"\x7fELF\x02\x01\x01garbage\n"),
+        (
+            "another program called pace-hook",
+            b"#!/bin/sh\necho 'pace-hook: a tool for pacing hikes'\nexit 0\n",
+        ),
+        ("a program that answers nothing", b"#!/bin/sh\nexit 0\n"),
+        (
+            "a version check that fails",
+            b"#!/bin/sh\necho 'pace-hook 0.1.0'\nexit 1\n",
+        ),
+    ];
+    for (what, bytes) in cases {
+        l.executable(&bin, "");
+        fs::write(&bin, bytes).unwrap();
+        let out = l.run(&mut l.command(), b"{}\n");
+        assert_eq!(code(&out), 2, "{what}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "pace-hook: blocked, because `{}`, the pace-hook program this plugin found, does not answer `--version` as pace-hook does (it is another program, or a broken copy), and an unpaced call could get the account suspended; tell the user to reinstall it with `cargo install --locked --path <pace-hook checkout>` (see its README), then retry.\n",
+                bin.display()
+            ),
+            "{what}"
+        );
+        assert_eq!(stdout(&out), "", "{what}");
+    }
 }
 
 #[test]
@@ -579,12 +662,17 @@ fn the_launcher_finds_pace_hook_in_cargos_bin_and_paces_through_it() {
     fs::create_dir_all(&cargo_bin).unwrap();
     std::os::unix::fs::symlink(fs::canonicalize(BIN).unwrap(), cargo_bin.join("pace-hook"))
         .unwrap();
+    // Claude Code makes the data directory with the user's umask: under
+    // umask 002 it is group-writable, which must not block anything.
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(l.dir.join("data"), fs::Permissions::from_mode(0o775)).unwrap();
     let event = serde_json::to_vec(&pre_navigate("nav", "https://example.com/", 1)).unwrap();
     let out = l.run(&mut l.command(), &event);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    // The gate is the plugin's.
-    let log = fs::read_to_string(l.dir.join("data").join("gate.log")).unwrap();
+    // The gate is the machine's default one, where `run` and `status` look.
+    let log = fs::read_to_string(l.dir.join("home/.cache/pace-hook/gate.log")).unwrap();
     assert!(log.contains("\"event\":\"admit\""), "{log}");
+    assert!(fs::read_dir(l.dir.join("data")).unwrap().next().is_none());
 
     // CARGO_HOME moves cargo's bin; a failure of pace-hook's own passes
     // through as itself (2 blocks).

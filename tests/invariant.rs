@@ -24,7 +24,7 @@ use pace_hook::{
     gaps,
     gate::{Gate, SiteRequest, Turn},
     log::{Kind, Record},
-    store::{LEASE_TTL, MemoryStore, RENEW_EVERY, Store},
+    store::{LEASE_TTL, MemoryStore, Queue, RENEW_EVERY, Sites, Store},
 };
 use proptest::prelude::*;
 
@@ -122,7 +122,7 @@ impl World {
         let store = pace_hook::store::RedisStore::with_fake_clock(
             url,
             home,
-            pace_hook::store::Settings {
+            pace_hook::store::Options {
                 lost: LOST,
                 stale_after_ms: 15 * 60_000,
             },

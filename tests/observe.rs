@@ -186,6 +186,68 @@ fn status_shows_calls_in_flight_and_callers_queued() {
 }
 
 #[test]
+fn a_killed_waiter_is_not_queued_in_status_or_doctor() {
+    let s = Setup::new("interval = \"1s\"\nin_flight_hold = \"20s\"\nmax_wait = \"15s\"\n");
+    s.write_settings(&clean());
+    let gate = &s.gate;
+    assert_pass(&gate.run(&pre_navigate("a", "https://example.com/a", 1)));
+    let mut waiter = gate.spawn(&pre_navigate("b", "https://example.com/b", 2));
+    let start = Instant::now();
+    while status_json(&s)["sites"][0]["queued"] != 1 {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the waiter never queued"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+    // SIGKILL: no chance to remove its ticket, which stays until the next
+    // caller clears it; but nobody waits there any more.
+    waiter.kill().unwrap();
+    waiter.wait().unwrap();
+    let queue = gate.home().join("sites/example.com/queue");
+    assert_eq!(
+        fs::read_dir(&queue).unwrap().count(),
+        1,
+        "the ticket is left"
+    );
+    assert_eq!(status_json(&s)["sites"][0]["queued"], 0);
+    let out = s.command(&["status"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  queued        none\n"), "{text}");
+    let (_, doctor) = s.doctor();
+    assert!(
+        doctor.contains("✓ queues: none stuck (0 caller(s) waiting on 1 site(s))"),
+        "{doctor}"
+    );
+}
+
+#[test]
+fn gaps_reads_without_making_the_state_dir_and_names_a_site_it_has_not_seen() {
+    let s = Setup::new("interval = \"1s\"\n");
+    let out = s.command(&["gaps"]).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "no gate log in files in `{}` yet\n",
+            s.gate.home().display()
+        )
+    );
+    assert!(!s.gate.home().exists(), "gaps made the state directory");
+
+    pace_and_finish(&s.gate, "a");
+    let out = s
+        .command(&["gaps", "--site", "nosuch.example"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "no calls to nosuch.example in the gate log; it has example.com\n"
+    );
+}
+
+#[test]
 fn status_on_a_new_state_dir_says_so_and_makes_nothing() {
     let s = Setup::new("");
     let out = s.command(&["status"]).output().unwrap();
@@ -589,13 +651,22 @@ fn gaps_svg_draws_every_call_by_session_and_the_short_gap_in_red() {
     };
     assert_eq!(fill_of_bar("s-one#x"), legend[0].1);
     assert_eq!(fill_of_bar("s<two>#y"), legend[1].1);
-    // The waits, shaded.
-    assert_eq!(
-        doc.descendants()
-            .filter(|n| n.has_tag_name("rect") && has_class(n, "wait"))
-            .count(),
-        3
-    );
+    // The waits, shaded and named by cause: y and z on a.com waited out
+    // the interval after the call before; z on b.org, which nothing held,
+    // has nothing to name.
+    let causes: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("g") && has_class(n, "wait"))
+        .map(|n| n.attribute("data-cause").unwrap())
+        .collect();
+    assert_eq!(causes, ["interval", "interval", ""]);
+    let labels: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("g") && has_class(n, "wait"))
+        .filter_map(|n| n.children().find(|c| c.has_tag_name("text")))
+        .filter_map(|t| t.text())
+        .collect();
+    assert_eq!(labels, ["interval", "interval"]);
     // The one short gap, in red, on a.com.
     let short: Vec<roxmltree::Node> = doc
         .descendants()

@@ -196,13 +196,18 @@ fn ts(r: &Value) -> u64 {
     r["ts"].as_u64().unwrap()
 }
 
+/// The call goes on: exit 0, stdout empty or the answer that tells a wait.
 fn assert_pass(o: &Output) {
     assert_eq!(code(o), 0, "stderr: {}", stderr(o));
-    assert!(
-        o.stdout.is_empty(),
-        "stdout: {:?}",
-        String::from_utf8_lossy(&o.stdout)
-    );
+    if !o.stdout.is_empty() {
+        let answer: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(
+            answer["systemMessage"]
+                .as_str()
+                .is_some_and(|m| m.contains(" waited ")),
+            "stdout: {answer}"
+        );
+    }
 }
 
 /// One line, naming the server.
@@ -299,12 +304,26 @@ fn two_machines_with_skewed_clocks_share_one_fifo_gate() {
     ];
     // Hold the site so every caller below has to queue.
     assert_pass(&machines[0].run(&pre_navigate("opener", "https://example.com/", 1)));
+    let mut redis = server.client();
     let mut waiting: Vec<(usize, Value, Child)> = (0..8)
         .map(|i| {
             let pre = pre_navigate(&format!("c{i}"), "https://example.com/", 1);
             let child = machines[i % 2].spawn(&pre);
-            // Stagger arrivals so that arrival order is well defined.
-            thread::sleep(Duration::from_millis(80));
+            // Arrival order is well defined once each caller has its place
+            // in the queue (a fixed stagger is not, on a loaded machine).
+            let joined = Instant::now();
+            while redis::cmd("ZCARD")
+                .arg("pace-hook:queue:example.com")
+                .query::<usize>(&mut redis)
+                .unwrap()
+                < i + 1
+            {
+                assert!(
+                    joined.elapsed() < Duration::from_secs(30),
+                    "c{i} never queued"
+                );
+                thread::sleep(Duration::from_millis(2));
+            }
             (i, pre, child)
         })
         .collect();
@@ -620,4 +639,76 @@ fn on_backend_error_local_falls_back_and_tells_the_model() {
     let next = m.run(&pre_click("click", 1));
     assert_eq!(code(&next), 0);
     assert!(ts(&m.record("admit", "click")) >= ts(&m.record("finish", "nav")) + 200);
+}
+
+/// A TCP proxy to `upstream` on a free loopback port that holds every reply
+/// from the server back by `delay`: a server that answers each command, but
+/// slowly. Runs until the test process ends.
+fn slow_proxy(upstream: u16, delay: Duration) -> u16 {
+    use std::{io::Read as _, net::TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { continue };
+            let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
+                continue;
+            };
+            let (mut c_in, mut s_out) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            // Requests go straight through.
+            thread::spawn(move || {
+                let mut buf = [0u8; 16 * 1024];
+                while let Ok(n) = c_in.read(&mut buf) {
+                    if n == 0 || s_out.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            });
+            // Replies are held back.
+            let (mut s_in, mut c_out) = (server, client);
+            thread::spawn(move || {
+                let mut buf = [0u8; 16 * 1024];
+                while let Ok(n) = s_in.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    thread::sleep(delay);
+                    if c_out.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// Issue 16: a server that answers every command just inside the command
+/// timeout used to hold a waiter for many times `max_wait`, past the slack
+/// between `max_wait` and the hook's timeout, so the client killed the hook
+/// and ran the call unpaced. Every I/O of a Pre is now bounded by the call's
+/// deadline (`max_wait` and a few seconds of grace): the call is blocked,
+/// saying why, well before the hook's timeout.
+#[test]
+fn a_slow_server_cannot_hold_a_pre_past_its_deadline() {
+    let server = Server::start();
+    let config = "interval = \"60s\"\nin_flight_hold = \"60s\"\nmax_wait = \"2s\"\n";
+    let fast = Machine::new(config, &server.url());
+    // The site is busy for a minute: the next call must wait, and give up.
+    assert_pass(&fast.run(&pre_navigate("opener", "https://example.com/", 1)));
+    let port = slow_proxy(server.port, Duration::from_millis(2_500));
+    let slow = Machine::new(config, &format!("redis://127.0.0.1:{port}/0"));
+    let started = Instant::now();
+    let out = finish(
+        slow.spawn(&pre_navigate("waiter", "https://example.com/", 1)),
+        Duration::from_secs(120),
+    );
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    // `install` gives the hook max_wait + 15 s before the client kills it.
+    assert!(
+        took < Duration::from_secs(2 + 15),
+        "the Pre took {took:?}, past the hook's timeout: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

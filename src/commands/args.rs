@@ -1,21 +1,34 @@
-//! The command line. With no arguments pace-hook is the hook, the form
-//! settings.json uses. Parsing never exits on its own: a usage error is a
-//! value, so that the caller can map it to the blocking exit code (a
-//! hand-rolled parser instead of clap, whose `parse()` would exit by itself
-//! and whose weight every hook event would pay at start-up).
+//! The command line, with clap's derive API. With no arguments pace-hook is
+//! the hook, the form settings.json uses, and clap is not consulted: the
+//! hook's start-up does not pay for it (`scripts/bench`, docs/BENCHMARKS.md).
+//!
+//! Parsing never exits on its own (`try_parse_from`, never `parse`): a usage
+//! error is a value, so that the caller maps it to the blocking exit code (a
+//! hook command with a typo must block, see [`crate::exit`]), and `--help`
+//! and `--version` come back as text to print.
 
-use std::ffi::OsString;
+use std::{ffi::OsString, path::PathBuf};
+
+use clap::{Args, CommandFactory, Parser, Subcommand, error::ErrorKind};
 
 use crate::{
     commands::settings::Scope,
     error::{Error, Result},
+    hook::client::{self, Client},
 };
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
     /// Read one hook event on stdin and answer it.
-    Hook,
+    Hook {
+        /// The agent that runs the hook (`--client`); `None`: told by the
+        /// event's fields.
+        client: Option<Client>,
+        /// The hook's timeout in the agent's settings (`--timeout`, in
+        /// seconds), when install wrote one.
+        timeout_s: Option<u64>,
+    },
     /// Add pace-hook's hooks to a Claude Code settings file.
     Install {
         /// Which settings file.
@@ -28,19 +41,23 @@ pub(crate) enum Command {
         /// Which settings file.
         scope: Scope,
     },
+    /// Place pace-hook's Claude Code plugin where it lasts, and install it.
+    InstallPlugin,
+    /// Uninstall the plugin `InstallPlugin` installed.
+    UninstallPlugin,
     /// Print the gaps in the gate log.
     Gaps {
         /// Only this site.
         site: Option<String>,
         /// Also draw the timeline to this SVG file.
-        svg: Option<std::path::PathBuf>,
+        svg: Option<PathBuf>,
     },
     /// Print what the gate holds now.
     Status {
         /// As JSON (see `docs/STATUS.md`).
         json: bool,
     },
-    /// Check the setup: settings, config, state, backend, queues.
+    /// Check the setup: settings, plugins, config, state, backend, queues.
     Doctor,
     /// Wait for a site's turn, run a command, record its finish.
     Run {
@@ -58,224 +75,300 @@ pub(crate) enum Command {
         /// Clear the backoff instead.
         clear: bool,
     },
-    /// Print help.
-    Help,
-    /// Print the version.
-    Version,
+    /// Print a shell's completion script.
+    Completions(clap_complete::Shell),
+    /// Print the man page (roff).
+    Man,
+    /// Print this text and exit 0: `--help`, `--version`.
+    Print(String),
 }
 
-/// Help text.
-pub(crate) const HELP: &str = "\
-pace-hook: space an agent's requests to each site, across every process on the machine
+/// space an agent's requests to each site, across every process on the machine
+///
+/// With no arguments, pace-hook reads one Claude Code hook event on stdin
+/// (PreToolUse, PostToolUse, PostToolUseFailure) and paces, skips or blocks
+/// it: that is the command Claude Code's settings run. `pace-hook --client
+/// NAME [--timeout SECONDS]` does the same for the agent NAME (claude, codex,
+/// gemini, copilot, vscode, cline), answered in its own form and waiting no
+/// longer than its hook timeout allows. The subcommands set it up and look at
+/// the gate from outside.
+#[derive(Debug, Parser)]
+#[command(
+    name = "pace-hook",
+    version,
+    after_help = ENVIRONMENT,
+    subcommand_value_name = "COMMAND",
+    disable_help_subcommand = false
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Sub>,
+}
 
-USAGE:
-    pace-hook                               read one Claude Code hook event on stdin (PreToolUse,
-                                            PostToolUse, PostToolUseFailure) and pace, skip or block it
-    pace-hook install [--project | --user | --local] [--timeout SECONDS]
-                                            add pace-hook's hooks to Claude Code's settings, leaving
-                                            the rest of the file byte for byte; backs the file up
-                                            first, and changes nothing when already installed
-                                              --project  .claude/settings.json (the default), in
-                                                         $CLAUDE_PROJECT_DIR or the current directory
-                                              --local    .claude/settings.local.json, same place
-                                              --user     ~/.claude/settings.json
-                                              --timeout  the hook's timeout (default 300); at least
-                                                         max_wait + 15 s
-    pace-hook uninstall [--project | --user | --local]
-                                            remove what install added (backing the file up first)
-    pace-hook gaps [--site SITE] [--svg FILE]
-                                            print every finish-to-start gap in the gate log;
-                                            exits 1 if any is under the site's interval. With
-                                            --svg, also draw each site's calls on a timeline
-                                            (an SVG any browser opens)
-    pace-hook status [--json]               what the gate holds now: per site, the calls in
-                                            flight, callers queued, next allowed start, interval,
-                                            backoff and budget; the tab map; unknown tools.
-                                            Reads only; --json is documented in docs/STATUS.md
-    pace-hook doctor                        check that Claude Code runs pace-hook on every web
-                                            tool call, and that its config, state directory,
-                                            backend and queues are sound; one line per check,
-                                            each problem with its fix; exits 0 only if all is well
-    pace-hook run --site SITE -- CMD ARGS   wait for SITE's turn, run CMD, record its finish;
-                                            exits with CMD's code
-    pace-hook backoff --site SITE --for D   hold SITE's next call back for D (e.g. 10m), for
-                                            every process, as a 429 would
-    pace-hook backoff --site SITE --clear   end SITE's backoff now
-    pace-hook --help | --version
+const ENVIRONMENT: &str = "\
+Environment:
+  PACE_HOOK_CONFIG  config file (default: $CLAUDE_PROJECT_DIR/.claude/pace-hook.toml,
+                    then ~/.config/pace-hook/config.toml)
+  PACE_HOOK_HOME    state directory (default: ~/.cache/pace-hook)";
 
-ENVIRONMENT:
-    PACE_HOOK_CONFIG   config file (default: $CLAUDE_PROJECT_DIR/.claude/pace-hook.toml,
-                       then ~/.config/pace-hook/config.toml)
-    PACE_HOOK_HOME     state directory (default: ~/.cache/pace-hook)
-";
+#[derive(Debug, Subcommand)]
+enum Sub {
+    /// Add pace-hook's hooks to Claude Code's settings, or install its plugin
+    ///
+    /// Leaves the rest of the settings file byte for byte, backs the file up
+    /// first, and changes nothing when pace-hook is already installed. With
+    /// --plugin, places pace-hook's Claude Code plugin in a directory of its
+    /// own, where it lasts, and installs it with `claude plugin`.
+    Install(InstallArgs),
+    /// Remove what `install` added (backing the file up first)
+    Uninstall(UninstallArgs),
+    /// Print every finish-to-start gap in the gate log
+    ///
+    /// Exits 1 if any gap is under its site's interval.
+    Gaps {
+        /// Only this site (a site, host or URL)
+        #[arg(long, value_name = "SITE")]
+        site: Option<String>,
+        /// Also draw each site's calls on a timeline, an SVG any browser opens
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+    },
+    /// What the gate holds now
+    ///
+    /// Per site: the calls in flight, callers queued, next allowed start,
+    /// interval, backoff and budget; the tab map; unknown tools. Reads only.
+    Status {
+        /// As JSON (documented in docs/STATUS.md)
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check that Claude Code runs pace-hook on every web tool call
+    ///
+    /// Reads the settings files and Claude Code's plugin records, the config,
+    /// the state directory, the backend and the queues; one line per check,
+    /// each problem with its fix. Exits 0 only if all is well.
+    Doctor,
+    /// Wait for a site's turn, run a command, record its finish
+    ///
+    /// Exits with the command's code; 127 if it is not found, 126 if it
+    /// cannot be run, 125 if pace-hook could not pace it (the command did
+    /// not run), 128+N if a signal N ended it.
+    Run {
+        /// The site, host or URL the command reaches
+        #[arg(long, value_name = "SITE")]
+        site: String,
+        /// The command and its arguments, after `--`
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<OsString>,
+    },
+    /// Hold a site back for every process, as a 429 would, or end its backoff
+    Backoff {
+        /// The site, host or URL
+        #[arg(long, value_name = "SITE")]
+        site: String,
+        /// How long, e.g. 10m
+        #[arg(
+            long = "for",
+            value_name = "DURATION",
+            value_parser = duration,
+            conflicts_with = "clear",
+            required_unless_present = "clear"
+        )]
+        for_ms: Option<u64>,
+        /// End the site's backoff now
+        #[arg(long)]
+        clear: bool,
+    },
+    /// Print a completion script for SHELL
+    ///
+    /// e.g. `pace-hook completions bash > ~/.local/share/bash-completion/completions/pace-hook`
+    Completions {
+        /// bash, zsh, fish, elvish or powershell
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `pace-hook man | man -l -`
+    Man,
+}
+
+#[derive(Debug, Args)]
+#[group(id = "scope", multiple = false)]
+struct Where {
+    /// .claude/settings.json in $CLAUDE_PROJECT_DIR or the current directory (the default)
+    #[arg(long)]
+    project: bool,
+    /// ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set)
+    #[arg(long)]
+    user: bool,
+    /// .claude/settings.local.json, in the same place as --project
+    #[arg(long)]
+    local: bool,
+    /// pace-hook's Claude Code plugin instead of a settings file
+    #[arg(long)]
+    plugin: bool,
+}
+
+#[derive(Debug, Args)]
+struct InstallArgs {
+    #[command(flatten)]
+    at: Where,
+    /// The hook's timeout in seconds (default 300): at least max_wait + 15 s
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, conflicts_with = "plugin")]
+    timeout: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+struct UninstallArgs {
+    #[command(flatten)]
+    at: Where,
+}
+
+impl Where {
+    fn scope(&self) -> Scope {
+        if self.user {
+            Scope::User
+        } else if self.local {
+            Scope::Local
+        } else {
+            Scope::Project
+        }
+    }
+}
+
+fn seconds(text: &str) -> std::result::Result<u64, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|&t| t > 0)
+        .ok_or_else(|| "give whole seconds, e.g. `--timeout 300`".to_owned())
+}
+
+fn duration(text: &str) -> std::result::Result<u64, String> {
+    crate::duration::parse_duration(text)
+}
 
 /// Parse arguments (without the program name).
 pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
-    let usage = |m: String| Error::Usage {
-        message: format!("{m}; see `pace-hook --help`"),
-    };
-    let text = |a: &OsString| {
-        a.to_str()
-            .map(str::to_owned)
-            .ok_or_else(|| usage("arguments must be UTF-8".into()))
-    };
-    // The value after `flag`, which says what it needs when there is none.
-    let value = |it: &mut std::slice::Iter<'_, OsString>, flag: &str, what: &str| {
-        text(
-            it.next()
-                .ok_or_else(|| usage(format!("`{flag}` needs {what}")))?,
-        )
-    };
     let Some(first) = args.first() else {
-        return Ok(Command::Hook);
+        return Ok(Command::Hook {
+            client: None,
+            timeout_s: None,
+        });
     };
-    // `pace-hook install --help` and the like: the help, not a usage error.
-    // After `run`'s `--` the arguments are the command's own.
-    const SUBCOMMANDS: [&str; 7] = [
-        "install",
-        "uninstall",
-        "gaps",
-        "status",
-        "doctor",
-        "run",
-        "backoff",
-    ];
-    if first.to_str().is_some_and(|f| SUBCOMMANDS.contains(&f))
-        && args[1..]
-            .iter()
-            .take_while(|a| *a != "--")
-            .any(|a| a == "-h" || a == "--help")
-    {
-        return Ok(Command::Help);
+    // The hook's own flags, read by hand: the hook's start-up does not pay
+    // for clap either.
+    if first == "--client" || first == "--timeout" {
+        return hook_flags(args, |m| Error::Usage {
+            message: format!("{m}; see `pace-hook --help`"),
+        });
     }
-    match text(first)?.as_str() {
-        "-h" | "--help" | "help" => Ok(Command::Help),
-        "-V" | "--version" => Ok(Command::Version),
-        "install" | "uninstall" => {
-            let install = text(first)? == "install";
-            let name = if install { "install" } else { "uninstall" };
-            let mut scope = None;
-            let mut timeout_s = None;
-            let mut it = args[1..].iter();
-            while let Some(a) = it.next() {
-                let flag = text(a)?;
-                let chosen = match flag.as_str() {
-                    "--project" => Scope::Project,
-                    "--user" => Scope::User,
-                    "--local" => Scope::Local,
-                    "--timeout" if install => {
-                        let value = value(&mut it, "--timeout", "a number of seconds")?;
-                        timeout_s = Some(value.parse::<u64>().ok().filter(|&t| t > 0).ok_or_else(
-                            || {
-                                usage(format!(
-                                    "`--timeout {value}`: give whole seconds, e.g. `--timeout 300`"
-                                ))
-                            },
-                        )?);
-                        continue;
-                    }
-                    other => {
-                        return Err(usage(format!("unexpected argument `{other}` to `{name}`")));
-                    }
-                };
-                if scope.replace(chosen).is_some_and(|s| s != chosen) {
-                    return Err(usage(format!(
-                        "`{name}` takes one of --project, --user and --local"
-                    )));
-                }
-            }
-            let scope = scope.unwrap_or(Scope::Project);
-            Ok(if install {
-                Command::Install { scope, timeout_s }
-            } else {
-                Command::Uninstall { scope }
-            })
+    let argv = std::iter::once(OsString::from("pace-hook")).chain(args.iter().cloned());
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            return Ok(Command::Print(e.render().to_string()));
         }
-        "gaps" => {
-            let (mut site, mut svg) = (None, None);
-            let mut it = args[1..].iter();
-            while let Some(a) = it.next() {
-                match text(a)?.as_str() {
-                    "--site" => site = Some(value(&mut it, "--site", "a value")?),
-                    "--svg" => {
-                        svg = Some(std::path::PathBuf::from(value(
-                            &mut it,
-                            "--svg",
-                            "a file name",
-                        )?))
-                    }
-                    other => return Err(usage(format!("unexpected argument `{other}` to `gaps`"))),
-                }
-            }
-            Ok(Command::Gaps { site, svg })
+        Err(e) => {
+            let text = e.render().to_string();
+            let text = text.strip_prefix("error: ").unwrap_or(&text);
+            return Err(Error::Usage {
+                message: text.trim_end().to_owned(),
+            });
         }
-        "backoff" => {
-            let (mut site, mut for_ms, mut clear) = (None, None, false);
-            let mut it = args[1..].iter();
-            while let Some(a) = it.next() {
-                match text(a)?.as_str() {
-                    "--site" => site = Some(value(&mut it, "--site", "a value")?),
-                    "--for" => {
-                        let v = value(&mut it, "--for", "a duration")?;
-                        for_ms = Some(
-                            crate::duration::parse_duration(&v)
-                                .map_err(|m| usage(format!("`--for`: {m}")))?,
-                        );
-                    }
-                    "--clear" => clear = true,
-                    other => {
-                        return Err(usage(format!("unexpected argument `{other}` to `backoff`")));
-                    }
-                }
-            }
-            let site = site.ok_or_else(|| usage("`backoff` needs `--site SITE`".into()))?;
-            if clear == for_ms.is_some() {
-                return Err(usage(
-                    "`backoff` needs either `--for DURATION` or `--clear`".into(),
-                ));
-            }
-            Ok(Command::Backoff {
-                site,
-                for_ms,
-                clear,
-            })
-        }
-        "status" => match args.get(1).map(text).transpose()?.as_deref() {
-            None => Ok(Command::Status { json: false }),
-            Some("--json") if args.len() == 2 => Ok(Command::Status { json: true }),
-            Some(other) => Err(usage(format!(
-                "unexpected argument `{other}` to `status`; it takes `--json`"
-            ))),
+    };
+    let Some(command) = cli.command else {
+        // Arguments, but no command (`pace-hook --`): not the hook's form.
+        return Err(Error::Usage {
+            message: "give a command (see `pace-hook --help`), or no arguments for the hook".into(),
+        });
+    };
+    Ok(match command {
+        Sub::Install(a) if a.at.plugin => Command::InstallPlugin,
+        Sub::Install(a) => Command::Install {
+            scope: a.at.scope(),
+            timeout_s: a.timeout,
         },
-        "doctor" => match args.get(1).map(text).transpose()? {
-            None => Ok(Command::Doctor),
-            Some(other) => Err(usage(format!(
-                "unexpected argument `{other}` to `doctor`; it takes none"
-            ))),
+        Sub::Uninstall(a) if a.at.plugin => Command::UninstallPlugin,
+        Sub::Uninstall(a) => Command::Uninstall {
+            scope: a.at.scope(),
         },
-        "run" => {
-            let mut site = None;
-            let mut it = args[1..].iter();
-            while let Some(a) = it.next() {
-                match text(a)?.as_str() {
-                    "--site" => site = Some(value(&mut it, "--site", "a value")?),
-                    "--" => break,
-                    other => {
-                        return Err(usage(format!(
-                            "unexpected argument `{other}` to `run`; put the command after `--`"
-                        )));
-                    }
-                }
+        Sub::Gaps { site, svg } => Command::Gaps { site, svg },
+        Sub::Status { json } => Command::Status { json },
+        Sub::Doctor => Command::Doctor,
+        Sub::Run { site, command } => Command::Run { site, command },
+        Sub::Backoff {
+            site,
+            for_ms,
+            clear,
+        } => Command::Backoff {
+            site,
+            for_ms,
+            clear,
+        },
+        Sub::Completions { shell } => Command::Completions(shell),
+        Sub::Man => Command::Man,
+    })
+}
+
+/// The completion script for `shell`.
+pub(crate) fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "pace-hook", &mut out);
+    out
+}
+
+/// The man page, in roff.
+pub(crate) fn man_page() -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut out)
+        .expect("writing to a Vec cannot fail");
+    out
+}
+
+/// `--client NAME [--timeout SECONDS]`, the hook's own flags, in either
+/// order.
+fn hook_flags(args: &[OsString], usage: impl Fn(String) -> Error) -> Result<Command> {
+    let (mut client, mut timeout_s) = (None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let flag = a.to_str().unwrap_or("");
+        let value = it
+            .next()
+            .and_then(|v| v.to_str())
+            .ok_or_else(|| usage(format!("`{flag}` needs a value")))?;
+        match flag {
+            "--client" if client.is_none() => {
+                client = Some(Client::from_name(value).ok_or_else(|| {
+                    let names: Vec<&str> = client::ALL.iter().map(|c| c.name()).collect();
+                    usage(format!(
+                        "`--client {value}`: pace-hook knows {}",
+                        names.join(", ")
+                    ))
+                })?);
             }
-            let command: Vec<OsString> = it.cloned().collect();
-            let site = site.ok_or_else(|| usage("`run` needs `--site SITE`".into()))?;
-            if command.is_empty() {
-                return Err(usage("`run` needs a command after `--`".into()));
+            "--timeout" if timeout_s.is_none() => {
+                timeout_s = Some(value.parse::<u64>().ok().filter(|&t| t > 0).ok_or_else(
+                    || {
+                        usage(format!(
+                            "`--timeout {value}`: give whole seconds, e.g. `--timeout 30`"
+                        ))
+                    },
+                )?);
             }
-            Ok(Command::Run { site, command })
+            other => return Err(usage(format!("unexpected argument `{other}` to the hook"))),
         }
-        other => Err(usage(format!("unknown command `{other}`"))),
     }
+    Ok(Command::Hook { client, timeout_s })
+}
+
+/// The client a command line names with `--client`, read without parsing
+/// the rest: what a failure before the arguments are parsed (a panic, a
+/// typo) is answered as.
+pub(crate) fn client_in(args: &[OsString]) -> Option<Client> {
+    args.iter()
+        .position(|a| a == "--client")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.to_str())
+        .and_then(Client::from_name)
 }
 
 #[cfg(test)]
@@ -286,19 +379,50 @@ mod tests {
         a.iter().map(OsString::from).collect()
     }
 
+    fn message(a: &[&str]) -> String {
+        match parse(&args(a)) {
+            Err(Error::Usage { message }) => message,
+            other => panic!("{a:?}: {other:?}"),
+        }
+    }
+
+    fn printed(a: &[&str]) -> String {
+        match parse(&args(a)) {
+            Ok(Command::Print(text)) => text,
+            other => panic!("{a:?}: {other:?}"),
+        }
+    }
+
     #[test]
-    fn help_after_a_subcommand_is_the_help_but_not_after_runs_separator() {
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn each_subcommand_has_a_help_of_its_own_but_not_after_runs_separator() {
+        let help = printed(&["install", "--help"]);
+        assert!(
+            help.starts_with("Add pace-hook's hooks to Claude Code's settings"),
+            "{help}"
+        );
+        assert!(help.contains("--timeout <SECONDS>"), "{help}");
+        assert!(!help.contains("Per site"), "{help}");
+        let help = printed(&["gaps", "-h"]);
+        assert!(help.contains("--svg <FILE>"), "{help}");
+        assert!(!help.contains("--timeout"), "{help}");
         for a in [
-            &["install", "--help"][..],
-            &["uninstall", "--user", "-h"],
-            &["gaps", "--svg", "t.svg", "--help"],
+            &["uninstall", "--user", "-h"][..],
             &["status", "--help"],
             &["doctor", "-h"],
             &["backoff", "--help"],
             &["run", "--help"],
+            &["help", "run"],
         ] {
-            assert_eq!(parse(&args(a)).unwrap(), Command::Help, "{a:?}");
+            assert!(printed(a).contains("Usage: pace-hook "), "{a:?}");
         }
+        let top = printed(&["--help"]);
+        assert!(top.contains("Commands:\n  install"), "{top}");
+        assert!(top.contains("PACE_HOOK_HOME"), "{top}");
         assert_eq!(
             parse(&args(&["run", "--site", "a.com", "--", "curl", "--help"])).unwrap(),
             Command::Run {
@@ -306,11 +430,21 @@ mod tests {
                 command: args(&["curl", "--help"])
             }
         );
+        assert_eq!(
+            printed(&["--version"]),
+            format!("pace-hook {}\n", env!("CARGO_PKG_VERSION"))
+        );
     }
 
     #[test]
     fn no_arguments_is_the_hook() {
-        assert_eq!(parse(&[]).unwrap(), Command::Hook);
+        assert_eq!(
+            parse(&[]).unwrap(),
+            Command::Hook {
+                client: None,
+                timeout_s: None
+            }
+        );
     }
 
     #[test]
@@ -346,6 +480,14 @@ mod tests {
                 scope: Scope::Local
             }
         );
+        assert_eq!(
+            parse(&args(&["install", "--plugin"])).unwrap(),
+            Command::InstallPlugin
+        );
+        assert_eq!(
+            parse(&args(&["uninstall", "--plugin"])).unwrap(),
+            Command::UninstallPlugin
+        );
     }
 
     #[test]
@@ -369,56 +511,129 @@ mod tests {
     }
 
     #[test]
-    fn install_usage_errors_say_what_is_wrong() {
-        let message = |a: &[&str]| match parse(&args(a)) {
-            Err(Error::Usage { message }) => message,
-            other => panic!("{a:?}: {other:?}"),
-        };
-        assert_eq!(
-            message(&["install", "--user", "--local"]),
-            "`install` takes one of --project, --user and --local; see `pace-hook --help`"
+    fn usage_errors_say_what_is_wrong() {
+        let m = message(&["install", "--user", "--local"]);
+        assert!(
+            m.starts_with("the argument '--user' cannot be used with '--local'"),
+            "{m}"
         );
-        assert_eq!(
-            message(&["install", "--timeout", "5m"]),
-            "`--timeout 5m`: give whole seconds, e.g. `--timeout 300`; see `pace-hook --help`"
-        );
-        assert_eq!(
-            message(&["install", "--timeout"]),
-            "`--timeout` needs a number of seconds; see `pace-hook --help`"
-        );
-        assert_eq!(
-            message(&["uninstall", "--timeout", "300"]),
-            "unexpected argument `--timeout` to `uninstall`; see `pace-hook --help`"
-        );
-        for (a, m) in [
-            (&["gaps", "--site"][..], "`--site` needs a value"),
-            (&["gaps", "--svg"], "`--svg` needs a file name"),
-            (
-                &["backoff", "--site", "a.com", "--for"],
-                "`--for` needs a duration",
+        let m = message(&["install", "--timeout", "5m"]);
+        assert!(
+            m.starts_with(
+                "invalid value '5m' for '--timeout <SECONDS>': give whole seconds, e.g. `--timeout 300`"
             ),
-            (&["run", "--site"], "`--site` needs a value"),
-        ] {
-            assert_eq!(message(a), format!("{m}; see `pace-hook --help`"));
-        }
+            "{m}"
+        );
+        let m = message(&["install", "--plugin", "--timeout", "400"]);
+        assert!(
+            m.starts_with("the argument '--plugin' cannot be used with '--timeout <SECONDS>'"),
+            "{m}"
+        );
+        let m = message(&["install", "--timeout"]);
+        assert!(
+            m.starts_with("a value is required for '--timeout <SECONDS>'"),
+            "{m}"
+        );
+        let m = message(&["uninstall", "--timeout", "300"]);
+        assert!(
+            m.starts_with("unexpected argument '--timeout' found"),
+            "{m}"
+        );
+        let m = message(&["backoff", "--site", "a.com", "--for", "10m", "--clear"]);
+        assert!(
+            m.starts_with("the argument '--for <DURATION>' cannot be used with '--clear'"),
+            "{m}"
+        );
+        let m = message(&["backoff", "--site", "a.com"]);
+        assert!(
+            m.starts_with(
+                "the following required arguments were not provided:\n  --for <DURATION>"
+            ),
+            "{m}"
+        );
+        let m = message(&["backoff", "--site", "a.com", "--for", "soon"]);
+        assert!(m.contains("`soon` is not a duration"), "{m}");
+        // Every message ends with the usage line and where to look.
+        assert!(m.ends_with("For more information, try '--help'."), "{m}");
+    }
+
+    #[test]
+    fn a_misspelt_flag_or_command_gets_a_suggestion() {
+        let m = message(&["install", "--usr"]);
+        assert!(
+            m.contains("tip: a similar argument exists: '--user'"),
+            "{m}"
+        );
+        let m = message(&["staus"]);
+        assert!(
+            m.contains("tip: a similar subcommand exists: 'status'"),
+            "{m}"
+        );
     }
 
     #[test]
     fn usage_errors_are_values_not_exits() {
         for bad in [
             &["frobnicate"][..],
+            &["--frobnicate"],
             &["run", "--", "x"],
             &["run", "--site", "a"],
+            &["run", "--site", "a", "curl"],
             &["gaps", "--x"],
             &["gaps", "--svg"],
             &["status", "--json", "x"],
             &["status", "--yaml"],
             &["doctor", "--fix"],
+            &["completions", "tcsh"],
+            &["--"],
         ] {
             assert!(
                 matches!(parse(&args(bad)), Err(Error::Usage { .. })),
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_hook_takes_its_client_and_timeout_in_either_order() {
+        let hook = |client, timeout_s| Command::Hook { client, timeout_s };
+        assert_eq!(
+            parse(&args(&["--client", "gemini"])).unwrap(),
+            hook(Some(Client::Gemini), None)
+        );
+        assert_eq!(
+            parse(&args(&["--timeout", "30", "--client", "copilot"])).unwrap(),
+            hook(Some(Client::Copilot), Some(30))
+        );
+        for bad in [
+            &["--client"][..],
+            &["--client", "emacs"],
+            &["--client", "cline", "--client", "codex"],
+            &["--client", "cline", "--timeout", "0"],
+            &["--client", "cline", "extra", "x"],
+        ] {
+            assert!(
+                matches!(parse(&args(bad)), Err(Error::Usage { .. })),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            client_in(&args(&["--timeout", "x", "--client", "cline"])),
+            Some(Client::Cline)
+        );
+        assert_eq!(client_in(&args(&["install"])), None);
+    }
+
+    #[test]
+    fn completions_and_the_man_page_come_from_the_same_definition() {
+        let bash = String::from_utf8(completions(clap_complete::Shell::Bash)).unwrap();
+        assert!(bash.contains("--timeout"), "{bash}");
+        assert!(bash.contains("completions"), "{bash}");
+        let zsh = String::from_utf8(completions(clap_complete::Shell::Zsh)).unwrap();
+        assert!(zsh.starts_with("#compdef pace-hook"), "{zsh}");
+        let man = String::from_utf8(man_page()).unwrap();
+        assert!(man.starts_with(".ie \\n(.g .ds Aq"), "{man}");
+        assert!(man.contains(".TH pace-hook 1"), "{man}");
+        assert!(man.contains("pace\\-hook\\-install(1)"), "{man}");
     }
 }

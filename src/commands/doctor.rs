@@ -12,6 +12,15 @@
 //! command hook with no `timeout` is killed after 600 s, and a killed hook
 //! lets its call run unpaced.
 //!
+//! It judges every route by which Claude Code runs pace-hook at once: the
+//! settings files' entries and the hooks of every enabled plugin (read where
+//! Claude Code loads it from, [`crate::commands::plugin`]). None is a
+//! problem, one is the setup, two on one event run pace-hook twice and are
+//! flagged; pace-hook's plugin that Claude Code cannot load is a problem of
+//! its own, since Claude Code says nothing about it when a session starts.
+//! A hook's command is read by [`settings::invocation`], the reading
+//! `install` uses.
+//!
 //! Invariant: doctor writes nothing. It reads the state through the
 //! [`crate::store::Store`] trait's looks, the file store's queue directory
 //! through [`crate::state_dir::Dir`], and the config fresh from its file.
@@ -26,6 +35,10 @@ use std::{
 use serde_json::Value;
 
 use crate::{
+    commands::{
+        plugin,
+        settings::{self, EVENTS, Invocation, Runs},
+    },
     config::{Backend, Config},
     duration::format_duration,
     exit::Exit,
@@ -35,9 +48,6 @@ use crate::{
     read::profile::FAMILIES,
     store::LEASE_TTL,
 };
-
-/// The events pace-hook must be hooked on.
-pub(crate) const EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PostToolUseFailure"];
 
 /// Claude Code's timeout for a command hook that gives none, in seconds.
 pub(crate) const DEFAULT_TIMEOUT_S: f64 = 600.0;
@@ -81,19 +91,12 @@ pub(crate) struct Places {
 }
 
 impl Places {
-    /// The places of this process's environment.
+    /// The places of this process's environment, found as `install` finds
+    /// them.
     pub(crate) fn from_env() -> Self {
-        let user_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .filter(|h| !h.is_empty())
-                    .map(|h| Path::new(&h).join(".claude"))
-            });
         Self {
-            user_dir,
-            project_dir: Config::project_dir(),
+            user_dir: settings::claude_home().ok(),
+            project_dir: settings::project_dir().ok(),
             path_var: std::env::var_os("PATH"),
             exe: std::env::current_exe().ok(),
         }
@@ -107,15 +110,67 @@ struct SettingsFile {
     json: Option<Value>,
 }
 
-/// A pace-hook command hook, as a settings file declares it.
+/// A way Claude Code runs pace-hook: a settings file, or a plugin.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Route {
+    /// Entries in this settings file.
+    Settings(PathBuf),
+    /// The hooks of this enabled plugin, which runs from this folder.
+    Plugin { id: String, root: PathBuf },
+}
+
+impl Route {
+    fn describe(&self) -> String {
+        match self {
+            Route::Settings(path) => format!("`{}`", path.display()),
+            Route::Plugin { id, root } => format!("plugin {id} (from `{}`)", root.display()),
+        }
+    }
+
+    /// How to take this route away.
+    fn removal(&self) -> String {
+        match self {
+            Route::Settings(path) => {
+                let scope = settings::files(
+                    settings::claude_home().ok().as_deref(),
+                    settings::project_dir().ok().as_deref(),
+                )
+                .into_iter()
+                .find(|(_, p)| p == path)
+                .map(|(s, _)| s);
+                match scope {
+                    Some(settings::Scope::User) => "`pace-hook uninstall --user`".to_owned(),
+                    Some(settings::Scope::Local) => "`pace-hook uninstall --local`".to_owned(),
+                    Some(settings::Scope::Project) => "`pace-hook uninstall`".to_owned(),
+                    None => format!("removing its entries from `{}`", path.display()),
+                }
+            }
+            Route::Plugin { id, .. } => format!("`claude plugin uninstall {id}`"),
+        }
+    }
+}
+
+/// A pace-hook command hook, as a settings file or a plugin declares it.
 #[derive(Debug, Clone)]
 struct Entry {
     event: &'static str,
+    /// The file it is in: a settings file, or a plugin's `hooks.json`.
     file: PathBuf,
+    route: Route,
     matcher: String,
     command: String,
-    args: Vec<String>,
+    invocation: Invocation,
     timeout: Option<Value>,
+}
+
+impl Entry {
+    /// `${CLAUDE_PLUGIN_ROOT}` for a plugin's hook.
+    fn plugin_root(&self) -> Option<&Path> {
+        match &self.route {
+            Route::Plugin { root, .. } => Some(root),
+            Route::Settings(_) => None,
+        }
+    }
 }
 
 /// `pace-hook doctor`: print every check; exit 0 only when all pass.
@@ -141,13 +196,14 @@ pub(crate) fn run() -> Exit {
     }
 }
 
-/// Every check, in order: settings, hook entries, config, state, backend,
-/// queues, unknown tools.
+/// Every check, in order: settings, plugins, hook entries, config, state,
+/// backend, queues, unknown tools.
 pub(crate) fn checks(places: &Places, now: EpochMs) -> Vec<Check> {
     let mut out = Vec::new();
     let (config, config_check) = config_check(places);
     let files = settings_files(places, &mut out);
-    let entries = entries(&files, places);
+    let mut entries = entries(&files);
+    plugin_entries(places, &mut entries, &mut out);
     hook_checks(&files, &entries, &config, places, &mut out);
     out.push(config_check);
     state_checks(&config, now, &mut out);
@@ -180,22 +236,12 @@ fn config_check(places: &Places) -> (Config, Check) {
 
 /// The settings files that exist, read; a line for those that cannot be.
 fn settings_files(places: &Places, out: &mut Vec<Check>) -> Vec<SettingsFile> {
-    let mut paths: Vec<PathBuf> = Vec::new();
-    if let Some(u) = &places.user_dir {
-        paths.push(u.join("settings.json"));
-    }
-    if let Some(p) = &places.project_dir {
-        paths.push(p.join(".claude").join("settings.json"));
-        paths.push(p.join(".claude").join("settings.local.json"));
-    }
-    // A project in the home directory reads the user file once.
-    let mut seen = BTreeSet::new();
-    paths.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    let paths = settings::files(places.user_dir.as_deref(), places.project_dir.as_deref());
     let mut files = Vec::new();
     let mut problems = Vec::new();
     let mut read = Vec::new();
     let mut missing = Vec::new();
-    for path in paths {
+    for (_, path) in paths {
         match std::fs::read_to_string(&path) {
             Ok(text) => match serde_json::from_str::<Value>(&text) {
                 Ok(json) if json.is_object() => {
@@ -237,172 +283,129 @@ fn settings_files(places: &Places, out: &mut Vec<Check>) -> Vec<SettingsFile> {
     files
 }
 
-/// The pace-hook command hooks the files declare.
-fn entries(files: &[SettingsFile], places: &Places) -> Vec<Entry> {
+/// The pace-hook command hooks the settings files declare.
+fn entries(files: &[SettingsFile]) -> Vec<Entry> {
     let mut out = Vec::new();
     for f in files {
-        let Some(hooks) = f.json.as_ref().and_then(|j| j.get("hooks")) else {
-            continue;
-        };
-        for event in EVENTS {
-            let Some(groups) = hooks.get(event).and_then(Value::as_array) else {
-                continue;
-            };
-            for group in groups {
-                let matcher = group
-                    .get("matcher")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned();
-                let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
-                    continue;
-                };
-                for h in handlers {
-                    if h.get("type").and_then(Value::as_str) != Some("command") {
-                        continue;
-                    }
-                    let Some(command) = h.get("command").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    let args: Vec<String> = h
-                        .get("args")
-                        .and_then(Value::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .map(|v| v.as_str().map_or(v.to_string(), str::to_owned))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let entry = Entry {
-                        event,
-                        file: f.path.clone(),
-                        matcher: matcher.clone(),
-                        command: command.to_owned(),
-                        args,
-                        timeout: h.get("timeout").cloned(),
-                    };
-                    if is_pace_hook(&entry, places) {
-                        out.push(entry);
-                    }
-                }
-            }
+        if let Some(hooks) = f.json.as_ref().and_then(|j| j.get("hooks")) {
+            hook_entries(hooks, &f.path, &Route::Settings(f.path.clone()), &mut out);
         }
     }
     out
 }
 
-/// Whether an entry runs pace-hook: its program's file name starts with
-/// `pace-hook` (the binary, or a plugin's `pace-hook-launcher`).
-fn is_pace_hook(entry: &Entry, places: &Places) -> bool {
-    program_of(entry, places).is_some_and(|(program, _)| {
-        Path::new(&program)
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("pace-hook"))
-    })
-}
-
-/// The program an entry runs and the words after it: in exec form
-/// (`args` given) the command itself, else the command's shell words.
-fn program_of(entry: &Entry, places: &Places) -> Option<(String, Vec<String>)> {
-    if !entry.args.is_empty() {
-        return Some((expand(&entry.command, places), entry.args.clone()));
+/// The pace-hook command hooks of one `hooks` object.
+fn hook_entries(hooks: &Value, file: &Path, route: &Route, out: &mut Vec<Entry>) {
+    for event in EVENTS {
+        let Some(groups) = hooks.get(event).and_then(Value::as_array) else {
+            continue;
+        };
+        for group in groups {
+            let matcher = group
+                .get("matcher")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
+                continue;
+            };
+            for h in handlers {
+                let Some(invocation) = settings::invocation(h) else {
+                    continue;
+                };
+                out.push(Entry {
+                    event,
+                    file: file.to_owned(),
+                    route: route.clone(),
+                    matcher: matcher.clone(),
+                    command: h["command"].as_str().unwrap_or_default().to_owned(),
+                    invocation,
+                    timeout: h.get("timeout").cloned(),
+                });
+            }
+        }
     }
-    let words = shell_words(&entry.command)?;
-    let mut words = words.into_iter().skip_while(|(w, _)| is_assignment(w));
-    let (program, end) = words.next()?;
-    let rest = entry.command[end..].trim();
-    Some((
-        expand(&program, places),
-        if rest.is_empty() {
-            Vec::new()
-        } else {
-            vec![rest.to_owned()]
-        },
-    ))
 }
 
-/// `NAME=value`, a variable set for the command.
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && name
-                .chars()
-                .enumerate()
-                .all(|(i, c)| c == '_' || c.is_ascii_alphabetic() || i > 0 && c.is_ascii_digit())
-    })
-}
-
-/// A shell command's words, as far as `doctor` needs them, each with the
-/// byte offset where it ends: quotes and backslashes are honoured; each of
-/// `;&|<>()` outside quotes is a word of its own (so `pace-hook || true`
-/// has words after its program). `None` for an unbalanced quote.
-fn shell_words(command: &str) -> Option<Vec<(String, usize)>> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = command.char_indices().peekable();
-    let end = |chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>| {
-        chars.peek().map_or(command.len(), |(i, _)| *i)
+/// The plugins the settings enable: each one's pace-hook hooks become
+/// entries; pace-hook's plugin that Claude Code cannot load is a problem.
+fn plugin_entries(places: &Places, entries: &mut Vec<Entry>, out: &mut Vec<Check>) {
+    let plugins = match plugin::enabled(places.user_dir.as_deref(), places.project_dir.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            out.push(Check::bad(format!(
+                "plugins: {e}, so doctor cannot tell whether a plugin runs pace-hook; fix or move it aside"
+            )));
+            return;
+        }
     };
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next()?.1 {
-                        '\'' => break,
-                        c => word.push(c),
-                    }
+    for p in plugins {
+        let folder = match &p.loads {
+            Ok(f) => f,
+            Err(why) if p.is_pace_hook() => {
+                out.push(Check::bad(format!(
+                    "plugin {}: enabled in `{}`, but Claude Code cannot load it: {why}; no call is paced through it, with no word from Claude Code. Run `pace-hook install --plugin`, which places the plugin where it lasts",
+                    p.id,
+                    p.enabled_in.display()
+                )));
+                continue;
+            }
+            Err(_) => continue,
+        };
+        let hooks_json = folder.root.join("hooks").join("hooks.json");
+        let route = Route::Plugin {
+            id: p.id.clone(),
+            root: folder.root.clone(),
+        };
+        let before = entries.len();
+        match std::fs::read_to_string(&hooks_json)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        {
+            Some(json) => {
+                if let Some(hooks) = json.get("hooks") {
+                    hook_entries(hooks, &hooks_json, &route, entries);
                 }
             }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next()?.1 {
-                        '"' => break,
-                        '\\' => word.push(chars.next()?.1),
-                        c => word.push(c),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                word.push(chars.next()?.1);
-            }
-            ';' | '&' | '|' | '<' | '>' | '(' | ')' => {
-                if in_word {
-                    words.push((std::mem::take(&mut word), i));
-                    in_word = false;
-                }
-                words.push((c.to_string(), i + 1));
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push((std::mem::take(&mut word), i));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
+            None if p.is_pace_hook() => out.push(Check::bad(format!(
+                "plugin {}: `{}` is missing or not JSON, so the plugin runs no hook; run `pace-hook install --plugin`",
+                p.id,
+                hooks_json.display()
+            ))),
+            None => {}
         }
-        if in_word && chars.peek().is_none() {
-            words.push((std::mem::take(&mut word), end(&mut chars)));
-            in_word = false;
+        if entries.len() > before {
+            let lasts = if !folder.in_place {
+                "from Claude Code's copy in its cache".to_owned()
+            } else if plugin::lasting_dir().is_ok_and(|d| folder.root.starts_with(d)) {
+                "in place from pace-hook's own directory, where it lasts".to_owned()
+            } else {
+                "in place from a directory marketplace: moving or deleting that directory stops it with no word from Claude Code (`pace-hook install --plugin` places it where it lasts)".to_owned()
+            };
+            out.push(Check::ok(format!(
+                "plugin {}: enabled in `{}`, loads {lasts} (`{}`)",
+                p.id,
+                p.enabled_in.display(),
+                folder.root.display()
+            )));
         }
     }
-    Some(words)
 }
 
 /// `$VAR`, `${VAR}` and a leading `~` expanded: `CLAUDE_PROJECT_DIR` as the
-/// project, the rest from the environment.
-fn expand(word: &str, places: &Places) -> String {
+/// project, `CLAUDE_PLUGIN_ROOT` as the plugin's folder, the rest from the
+/// environment.
+fn expand(word: &str, places: &Places, plugin_root: Option<&Path>) -> String {
     let var = |name: &str| -> String {
         if name == "CLAUDE_PROJECT_DIR"
             && let Some(p) = &places.project_dir
         {
             return p.display().to_string();
+        }
+        if name == "CLAUDE_PLUGIN_ROOT"
+            && let Some(r) = plugin_root
+        {
+            return r.display().to_string();
         }
         std::env::var(name).unwrap_or_default()
     };
@@ -442,7 +445,8 @@ fn expand(word: &str, places: &Places) -> String {
 /// the project's settings, else the user's.
 fn home_file(entries: &[Entry], places: &Places) -> Option<PathBuf> {
     entries
-        .first()
+        .iter()
+        .find(|e| matches!(e.route, Route::Settings(_)))
         .map(|e| e.file.clone())
         .or_else(|| {
             places
@@ -508,16 +512,28 @@ fn hook_checks(
                 "{event}: no pace-hook entry, so {why}; add {} to `hooks.{event}` in {target}",
                 entry_json(config, places)
             )));
-        } else {
-            let list: Vec<String> = mine
-                .iter()
-                .map(|e| format!("matcher `{}` in `{}`", e.matcher, e.file.display()))
-                .collect();
-            out.push(Check::ok(format!(
-                "{event}: a pace-hook entry ({})",
-                list.join("; ")
-            )));
+            continue;
         }
+        let routes: BTreeSet<&Route> = mine.iter().map(|e| &e.route).collect();
+        if routes.len() > 1 {
+            let list: Vec<String> = routes.iter().map(|r| r.describe()).collect();
+            let fixes: Vec<String> = routes.iter().map(|r| r.removal()).collect();
+            out.push(Check::bad(format!(
+                "{event}: pace-hook runs {} times on each call, from {}; keep one route ({}): two must be kept in step (program, timeout, matcher), and the gate takes every call's second check as a duplicate",
+                routes.len(),
+                list.join(" and "),
+                fixes.join(" or ")
+            )));
+            continue;
+        }
+        let list: Vec<String> = mine
+            .iter()
+            .map(|e| format!("matcher `{}` in `{}`", e.matcher, e.file.display()))
+            .collect();
+        out.push(Check::ok(format!(
+            "{event}: a pace-hook entry ({})",
+            list.join("; ")
+        )));
     }
     if entries.is_empty() {
         return;
@@ -527,7 +543,8 @@ fn hook_checks(
     matcher_checks(entries, config, out);
 }
 
-/// Each distinct command: found, executable, and run with no arguments.
+/// Each distinct command: found, executable, and run with no arguments;
+/// for the plugin's launcher, the launcher and the program it finds.
 fn command_checks(entries: &[Entry], places: &Places, out: &mut Vec<Check>) {
     let mut seen = BTreeSet::new();
     let exe = places
@@ -537,36 +554,35 @@ fn command_checks(entries: &[Entry], places: &Places, out: &mut Vec<Check>) {
             format!("`{}`", p.display())
         });
     for e in entries {
-        if !seen.insert((e.command.clone(), e.args.clone())) {
+        if !seen.insert((e.file.clone(), e.command.clone())) {
             continue;
         }
         let events: Vec<&str> = entries
             .iter()
-            .filter(|o| o.command == e.command && o.args == e.args)
+            .filter(|o| o.file == e.file && o.command == e.command)
             .map(|o| o.event)
             .collect();
         let whose = format!("({}, `{}`)", events.join(", "), e.file.display());
-        let Some((program, rest)) = program_of(e, places) else {
+        let run = &e.invocation;
+        if !run.is_bare() {
+            let around = if run.rest.is_empty() {
+                "settings before it".to_owned()
+            } else {
+                format!("`{}` after it", run.rest.join(" "))
+            };
             out.push(Check::bad(format!(
-                "command `{}` {whose} cannot be read (an unbalanced quote): make it just {exe}",
-                e.command
-            )));
-            continue;
-        };
-        if !rest.is_empty() {
-            out.push(Check::bad(format!(
-                "command `{}` {whose} runs pace-hook with `{}` after it: the hook takes no arguments and its exit code and stderr must reach Claude Code as they are; make the command just {exe}",
+                "command `{}` {whose} runs pace-hook with {around}: the hook takes no arguments and its exit code and stderr must reach Claude Code as they are; make the command just {exe}",
                 e.command,
-                rest.join(" ")
             )));
             continue;
         }
-        match resolve(&program, places) {
-            Ok(path) => out.push(Check::ok(format!(
-                "command `{}` {whose}: `{}` is executable",
-                e.command,
-                path.display()
-            ))),
+        let path = expand(&run.path, places, e.plugin_root());
+        let found = match run.runs {
+            Runs::Program => resolve(&path, places),
+            Runs::Launcher => launcher(&path, places),
+        };
+        match found {
+            Ok(text) => out.push(Check::ok(format!("command `{}` {whose}: {text}", e.command))),
             Err(problem) => out.push(Check::bad(format!(
                 "command `{}` {whose}: {problem}; Claude Code would let every call through unpaced (a missing command exits 127); use {exe}",
                 e.command
@@ -575,8 +591,55 @@ fn command_checks(entries: &[Entry], places: &Places, out: &mut Vec<Check>) {
     }
 }
 
-/// Where `program` is, if it is an executable file; else what is wrong.
-fn resolve(program: &str, places: &Places) -> Result<PathBuf, String> {
+/// The plugin's launcher at `path`, and the program it would run: on PATH,
+/// else in cargo's bin directory, answering as pace-hook does.
+fn launcher(path: &str, places: &Places) -> Result<String, String> {
+    if !Path::new(path).is_file() {
+        return Err(format!("the launcher `{path}` does not exist"));
+    }
+    let cargo_bin = std::env::var_os("CARGO_HOME")
+        .filter(|c| !c.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .map(|c| c.join("bin").join("pace-hook"));
+    let program = which("pace-hook", places).or(cargo_bin.filter(|p| p.is_file() && executable(p)));
+    let Some(program) = program else {
+        // The launcher blocks every call then, with how to install it.
+        return Err(format!(
+            "the launcher `{path}` finds no pace-hook program (not on PATH, not in cargo's bin), so it blocks every call; install it with `cargo install --locked --path <pace-hook checkout>`"
+        ));
+    };
+    let answer = std::process::Command::new(&program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    if !answer.starts_with("pace-hook ") {
+        return Err(format!(
+            "the launcher `{path}` finds `{}`, which does not answer `--version` as pace-hook does, so the launcher blocks every call; reinstall pace-hook there",
+            program.display()
+        ));
+    }
+    Ok(format!(
+        "the launcher runs `{}` ({})",
+        program.display(),
+        answer.trim()
+    ))
+}
+
+/// `program` on PATH as hooks get it.
+fn which(program: &str, places: &Places) -> Option<PathBuf> {
+    std::env::split_paths(places.path_var.as_ref()?)
+        .map(|d| d.join(program))
+        .find(|c| c.is_file() && executable(c))
+}
+
+/// Where `program` is, if it is an executable file (said as a check's
+/// text); else what is wrong.
+fn resolve(program: &str, places: &Places) -> Result<String, String> {
     let candidates: Vec<PathBuf> = if program.contains('/') {
         let p = PathBuf::from(program);
         vec![match (&places.project_dir, p.is_relative()) {
@@ -593,7 +656,9 @@ fn resolve(program: &str, places: &Places) -> Result<PathBuf, String> {
     let mut found_unexecutable = None;
     for c in &candidates {
         match std::fs::metadata(c) {
-            Ok(m) if m.is_file() && executable(c) => return Ok(c.clone()),
+            Ok(m) if m.is_file() && executable(c) => {
+                return Ok(format!("`{}` is executable", c.display()));
+            }
             Ok(_) => {
                 found_unexecutable.get_or_insert(c.clone());
             }
@@ -926,7 +991,7 @@ fn queue_checks(
     let mut stuck = false;
     let mut waiting = 0;
     for site in sites {
-        let request = config.request_for_key(site);
+        let request = crate::gate::requests::for_key(config, site);
         // The head wakes within milliseconds of the site being due; jitter
         // and a lapsed lease (a waiter stopped, then reclaimed) add to it.
         let slack = LEASE_TTL.as_millis() as u64 + request.jitter_ms;
@@ -998,56 +1063,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shell_words_keep_quotes_and_split_operators() {
-        let words = |c: &str| -> Vec<String> {
-            shell_words(c)
-                .unwrap()
-                .into_iter()
-                .map(|(w, _)| w)
-                .collect()
-        };
-        assert_eq!(
-            words(r#""$CLAUDE_PROJECT_DIR/bin/pace-hook""#),
-            ["$CLAUDE_PROJECT_DIR/bin/pace-hook"]
-        );
-        assert_eq!(words("pace-hook||true"), ["pace-hook", "|", "|", "true"]);
-        assert_eq!(
-            words(r"RUST_LOG=x '/a b/pace-hook' 2>/dev/null"),
-            ["RUST_LOG=x", "/a b/pace-hook", "2", ">", "/dev/null"]
-        );
-        assert_eq!(shell_words("'open"), None);
-    }
-
-    #[test]
-    fn what_follows_the_program_is_quoted_as_written() {
-        let entry = |command: &str| Entry {
-            event: "PreToolUse",
-            file: PathBuf::from("/s.json"),
-            matcher: String::new(),
-            command: command.to_owned(),
-            args: Vec::new(),
-            timeout: None,
-        };
-        let places = Places {
-            user_dir: None,
-            project_dir: None,
-            path_var: None,
-            exe: None,
-        };
-        assert_eq!(
-            program_of(&entry("X=1 pace-hook 2>/dev/null || true"), &places),
-            Some((
-                "pace-hook".to_owned(),
-                vec!["2>/dev/null || true".to_owned()]
-            ))
-        );
-        assert_eq!(
-            program_of(&entry("'/a b/pace-hook'"), &places),
-            Some(("/a b/pace-hook".to_owned(), Vec::new()))
-        );
-    }
-
-    #[test]
     fn the_project_dir_is_expanded_in_a_command() {
         let places = Places {
             user_dir: None,
@@ -1056,11 +1071,19 @@ mod tests {
             exe: None,
         };
         assert_eq!(
-            expand("${CLAUDE_PROJECT_DIR}/bin/pace-hook", &places),
+            expand("${CLAUDE_PROJECT_DIR}/bin/pace-hook", &places, None),
             "/p/bin/pace-hook"
         );
-        assert_eq!(expand("$CLAUDE_PROJECT_DIR/x", &places), "/p/x");
-        assert_eq!(expand("a$", &places), "a$");
+        assert_eq!(expand("$CLAUDE_PROJECT_DIR/x", &places, None), "/p/x");
+        assert_eq!(expand("a$", &places, None), "a$");
+        assert_eq!(
+            expand(
+                "${CLAUDE_PLUGIN_ROOT}/hooks/x",
+                &places,
+                Some(Path::new("/r"))
+            ),
+            "/r/hooks/x"
+        );
     }
 
     #[test]

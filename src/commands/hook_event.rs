@@ -1,5 +1,6 @@
 //! The hook command: one event on stdin, the answer on stdout or stderr, and
-//! the exit code Claude Code reads.
+//! the exit code, each in the form of the agent that ran it
+//! (`hook::client`).
 
 use std::{cell::OnceCell, io::Read};
 
@@ -10,7 +11,8 @@ use crate::{
     exit::{Doing, Exit},
     hook::{
         self, Context, Failure, Outcome,
-        event::{self, EventKind, HookEvent},
+        client::{Answer, Client, Reply},
+        event::{self, EventKind},
     },
     pacing::{
         clock::{Clock, Mono, SystemClock},
@@ -61,13 +63,50 @@ impl Context for System {
     }
 }
 
-pub(super) fn run(stdin: impl Read, arrived: Mono) -> Exit {
+/// Answer a failure that must refuse the call, in `client`'s form (Claude
+/// Code's when it is not known): on stderr with `exit` where the client
+/// reads exit codes, as its JSON with exit 0 where it does not.
+pub(super) fn refuse(
+    client: Option<Client>,
+    kind: Option<&EventKind>,
+    message: &str,
+    exit: Exit,
+) -> Exit {
+    let answer = client
+        .unwrap_or(Client::ClaudeCode)
+        .answer(kind, Reply::Block(message));
+    let code = if answer.exit == Exit::Block {
+        exit
+    } else {
+        answer.exit
+    };
+    emit(&Answer {
+        exit: code,
+        ..answer
+    })
+}
+
+/// Write `answer` and give its exit.
+fn emit(answer: &Answer) -> Exit {
+    if let Some(out) = &answer.stdout {
+        print(out);
+    }
+    if let Some(err) = &answer.stderr {
+        say(err);
+    }
+    answer.exit
+}
+
+pub(super) fn run(
+    stdin: impl Read,
+    arrived: Mono,
+    flag: Option<Client>,
+    timeout_s: Option<u64>,
+) -> Exit {
     // SAFETY: isatty only inspects the descriptor.
     if unsafe { libc::isatty(0) } == 1 {
-        say(
-            "pace-hook: reads one Claude Code hook event on stdin; run it from a hook (see `pace-hook --help`)",
-        );
-        return Exit::Block;
+        let message = "pace-hook: reads one hook event on stdin; run it from an agent's hook (see `pace-hook --help`)";
+        return refuse(flag, None, message, Exit::Block);
     }
     // A hidden switch so the tests can prove a panic blocks the call.
     if std::env::var_os("PACE_HOOK_DEBUG_PANIC").is_some() {
@@ -76,55 +115,53 @@ pub(super) fn run(stdin: impl Read, arrived: Mono) -> Exit {
     let bytes = match event::read_bytes(stdin) {
         Ok(b) => b,
         Err(e) => {
-            say(&hook::failure_message(None, &e));
-            return Exit::for_error(Doing::Pre, &e);
+            let exit = Exit::for_error(Doing::Pre, &e);
+            return refuse(flag, None, &hook::failure_message(None, &e), exit);
         }
     };
-    let event = match HookEvent::parse(&bytes) {
+    let client = flag.unwrap_or_else(|| Client::detect(&bytes));
+    let mut event = match client.read(&bytes) {
         Ok(e) => e,
         // Which event this was cannot be known for sure, so it exits as the
         // one that can be blocked (2 blocks a Pre, and on a Post only shows
         // the message). The wording follows what the bytes say they are: a
         // Post's call already ran.
-        Err(e) if event::looks_like_post(&bytes) => {
-            say(&hook::unreadable_post_message(&e));
-            // Which event it was cannot be known: exit as the one that can
-            // be blocked.
-            return Exit::for_error(Doing::Pre, &e);
-        }
         Err(e) => {
-            say(&hook::failure_message(None, &e));
-            return Exit::for_error(Doing::Pre, &e);
+            let exit = Exit::for_error(Doing::Pre, &e);
+            if !client.looks_like_post(&bytes) {
+                return refuse(Some(client), None, &hook::failure_message(None, &e), exit);
+            }
+            let message = hook::unreadable_post_message(&e);
+            if client.refusing_a_post_stops_work() {
+                return emit(&client.answer(None, Reply::PostFailed(&message)));
+            }
+            return refuse(Some(client), None, &message, exit);
         }
     };
+    event.max_wait_ms = client.max_wait_ms(timeout_s.map(|s| s.saturating_mul(1000)));
+    let kind = Some(&event.kind);
     match hook::handle(&System::default(), &event, arrived) {
-        Ok(Outcome::Pass) => Exit::Success,
-        Ok(Outcome::Tell(text)) => {
-            // The hook's JSON answer: the text reaches the model as context;
-            // exit 0 lets the call go on (or keeps a Post a success).
-            let name = match &event.kind {
-                EventKind::PreToolUse => "PreToolUse",
-                EventKind::PostToolUseFailure => "PostToolUseFailure",
-                _ => "PostToolUse",
-            };
-            let answer = serde_json::json!({
-                "hookSpecificOutput": {"hookEventName": name, "additionalContext": text}
-            });
-            print(&format!("{answer}\n"));
-            Exit::Success
-        }
-        Ok(Outcome::Block(message)) => {
-            say(&message);
-            Exit::Block
-        }
-        Err(Failure::Pre(e)) => {
-            say(&hook::failure_message(Some(&event.tool_name), &e));
-            Exit::for_error(Doing::Pre, &e)
-        }
+        Ok(Outcome::Pass) => emit(&client.answer(kind, Reply::Pass)),
+        // The text reaches the model as context; the call goes on (or a
+        // Post stays a success).
+        Ok(Outcome::Tell(text)) => emit(&client.answer(kind, Reply::Tell(&text))),
+        Ok(Outcome::Waited { user, model }) => emit(&client.answer(
+            kind,
+            Reply::Waited {
+                user: &user,
+                model: &model,
+            },
+        )),
+        Ok(Outcome::Block(message)) => emit(&client.answer(kind, Reply::Block(&message))),
+        Err(Failure::Pre(e)) => refuse(
+            Some(client),
+            kind,
+            &hook::failure_message(Some(&event.tool_name), &e),
+            Exit::for_error(Doing::Pre, &e),
+        ),
         Err(Failure::Post(hook::PostFailure(message))) => {
             debug_assert!(event.kind != EventKind::PreToolUse);
-            say(&message);
-            Exit::Failure
+            emit(&client.answer(kind, Reply::PostFailed(&message)))
         }
     }
 }

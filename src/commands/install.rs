@@ -11,9 +11,17 @@
 //!   just before the rename: if Claude Code or an editor changed it
 //!   meanwhile, nothing is written.
 //! - **A backup comes first.** Before a file that exists is changed, its
-//!   bytes are copied to `<name>.bak-<UTC time>` beside it, never over an
-//!   existing backup, and the output names the copy. Nothing changed, no
-//!   backup.
+//!   bytes are copied to `<name>.bak-<UTC time>`, never over an existing
+//!   backup, and the output names the copy. Nothing changed, no backup. The
+//!   copies live under pace-hook's own state directory for settings
+//!   backups, `$XDG_STATE_HOME/pace-hook/settings-backups/` (by default
+//!   `~/.local/state/...`), at the settings file's own absolute path: not
+//!   beside the file, where a project's `.claude/` would gain an untracked
+//!   file in `git status` with every install and uninstall. One per change,
+//!   not one overwritten each time, so any earlier text can be had back;
+//!   install and uninstall are rare and a settings file is small. Not the
+//!   gate's state directory either: that is a cache (`~/.cache`), which
+//!   users clear.
 //! - **The timeout outlasts every wait.** Claude Code kills a hook at its
 //!   timeout and lets the call run unpaced, so `install` writes a timeout
 //!   only if it is at least [`MARGIN_S`] above the `max_wait` of the config
@@ -22,13 +30,16 @@
 use std::{
     fs::{self, File, OpenOptions},
     io::{ErrorKind, Write},
-    os::unix::fs::{OpenOptionsExt, PermissionsExt},
+    os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt},
     path::{Path, PathBuf},
     time::{SystemTime, UNIX_EPOCH},
 };
 
 use crate::{
-    commands::settings::{self, Change, EVENTS, Hook, Scope},
+    commands::{
+        plugin,
+        settings::{self, Change, EVENTS, Hook, Scope},
+    },
     config::Config,
     error::{Error, Result},
     read::matcher::{MATCHER, matcher_matches},
@@ -106,6 +117,7 @@ pub(crate) fn install(scope: Scope, timeout_s: Option<u64>) -> Result<String> {
         "  it runs `{}` for tools matching `{MATCHER}`, with a timeout of {timeout_s} s (max_wait is {max_wait_s} s, {source})\n",
         hook.command,
     );
+    out += &other_routes(Some(&path));
     if is_build_output(&exe) {
         out += &format!(
             "  note: `{}` is a cargo build output, which `cargo clean` deletes; a hook whose program is gone lets every call through. Install it with `cargo install --locked --path .` and run that `pace-hook install`\n",
@@ -113,6 +125,57 @@ pub(crate) fn install(scope: Scope, timeout_s: Option<u64>) -> Result<String> {
         );
     }
     Ok(out)
+}
+
+/// `install --plugin`: the plugin placed where it lasts and installed (see
+/// [`plugin::install`]), with a warning for every other route that runs
+/// pace-hook.
+pub(crate) fn install_plugin() -> Result<String> {
+    let mut out = plugin::install()?;
+    out += &other_routes(None);
+    Ok(out)
+}
+
+/// A warning line for each way pace-hook runs besides `own` (a settings
+/// file; `None` for the plugin): with two, pace-hook runs twice on every
+/// call, and the two must be kept in step.
+fn other_routes(own: Option<&Path>) -> String {
+    let user = settings::claude_home().ok();
+    let project = settings::project_dir().ok();
+    let mut out = String::new();
+    let twice = "with both, pace-hook runs twice on every call";
+    if own.is_some()
+        && let Some((p, f)) = plugin::loaded_pace_hook(user.as_deref(), project.as_deref())
+    {
+        out += &format!(
+            "  warning: the plugin {} (from `{}`) runs pace-hook too; {twice}: keep one, `claude plugin uninstall {}` or `pace-hook uninstall` with this scope\n",
+            p.id,
+            f.root.display(),
+            p.id
+        );
+    }
+    for (scope, path) in settings::files(user.as_deref(), project.as_deref()) {
+        if Some(path.as_path()) == own {
+            continue;
+        }
+        let runs = fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| settings::runs_pace_hook(&v));
+        if runs {
+            let flag = match scope {
+                Scope::User => " --user",
+                Scope::Project => "",
+                Scope::Local => " --local",
+            };
+            out += &format!(
+                "  warning: `{}` ({}) runs pace-hook too; {twice}: keep one (`pace-hook uninstall{flag}` removes that one)\n",
+                path.display(),
+                scope.describe()
+            );
+        }
+    }
+    out
 }
 
 /// Remove pace-hook's hooks from `scope`'s settings file, and say what was
@@ -262,13 +325,44 @@ fn write(path: &Path, before: Option<&str>, text: &str) -> Result<Option<PathBuf
     Ok(backup)
 }
 
+/// Where the backups of settings files go: `$XDG_STATE_HOME` (when it is
+/// an absolute path, as the XDG spec asks), else `~/.local/state`, then
+/// `pace-hook/settings-backups`. `None` with neither: then beside the file.
+fn backup_root() -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|h| h.join(".local").join("state"))
+        })?;
+    Some(state.join("pace-hook").join("settings-backups"))
+}
+
 /// Copy `before` to `<path>.bak-<UTC time>` (with `-2`, `-3`… when that
-/// exists already), never over another file.
+/// exists already) under [`backup_root`], at `path`'s own absolute path,
+/// never over another file.
 fn backup(path: &Path, before: &str) -> Result<PathBuf> {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let base = format!("{}.bak-{}", path.display(), utc_stamp(secs));
+    let absolute = std::path::absolute(path).map_err(|e| Error::io("resolve", path, e))?;
+    let beside = match backup_root() {
+        Some(root) => {
+            let mirrored = root.join(absolute.strip_prefix("/").unwrap_or(&absolute));
+            let dir = mirrored.parent().unwrap_or(&root).to_owned();
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&dir)
+                .map_err(|e| Error::io("create directory", &dir, e))?;
+            mirrored
+        }
+        None => absolute,
+    };
+    let base = format!("{}.bak-{}", beside.display(), utc_stamp(secs));
     for n in 1..1000 {
         let candidate = PathBuf::from(if n == 1 {
             base.clone()

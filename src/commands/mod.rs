@@ -2,7 +2,7 @@
 //! places that discover the config, open a store and choose an exit code;
 //! everything below them is handed what it needs.
 //!
-//! `hook` (no arguments) runs one hook event; `run` runs a command in its
+//! `hook` (no arguments, or `--client NAME [--timeout S]`) runs one hook event; `run` runs a command in its
 //! site's turn; `install`/`uninstall` edit Claude Code's settings; `doctor`,
 //! `status` and `gaps` look at the gate from outside; `backoff` holds a site.
 
@@ -25,6 +25,7 @@ pub(crate) mod doctor;
 mod gaps;
 mod hook_event;
 pub(crate) mod install;
+pub(crate) mod plugin;
 mod run;
 pub(crate) mod settings;
 pub(crate) mod status;
@@ -45,7 +46,11 @@ pub(crate) fn say(message: &str) {
 
 /// Write `text` to stdout, ignoring failures, for the same reason.
 pub(crate) fn print(text: &str) {
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    print_bytes(text.as_bytes());
+}
+
+fn print_bytes(bytes: &[u8]) {
+    let _ = std::io::stdout().lock().write_all(bytes);
 }
 
 /// Run pace-hook with `args` (without the program name) and `stdin`, and say
@@ -53,10 +58,14 @@ pub(crate) fn print(text: &str) {
 /// failure, blocks the call.
 pub fn run(args: &[OsString], stdin: impl Read) -> Exit {
     let arrived = SystemClock.mono();
+    // Who runs the hook, read before anything can fail: a panic or a typo
+    // is refused in that client's form (Cline and Copilot CLI let the call
+    // run on a bare exit 2).
+    let client = args::client_in(args);
     // The default hook would print a multi-line report to stderr, which on
     // PreToolUse the model reads; the one-line message below replaces it.
     panic::set_hook(Box::new(|_| {}));
-    match panic::catch_unwind(AssertUnwindSafe(|| dispatch(args, stdin, arrived))) {
+    match panic::catch_unwind(AssertUnwindSafe(|| dispatch(args, stdin, arrived, client))) {
         Ok(exit) => exit,
         Err(payload) => {
             let message = payload
@@ -66,34 +75,48 @@ pub fn run(args: &[OsString], stdin: impl Read) -> Exit {
                 .unwrap_or_else(|| "unknown".to_owned());
             // Catch a second panic too: nothing may turn this into exit 101.
             let error = Error::Panic { message };
-            let _ = panic::catch_unwind(AssertUnwindSafe(|| {
-                say(&hook::failure_message(None, &error))
-            }));
-            Exit::for_error(Doing::Pre, &error)
+            let exit = Exit::for_error(Doing::Pre, &error);
+            match panic::catch_unwind(AssertUnwindSafe(|| {
+                hook_event::refuse(client, None, &hook::failure_message(None, &error), exit)
+            })) {
+                Ok(exit) => exit,
+                Err(_) => exit,
+            }
         }
     }
 }
 
-fn dispatch(args: &[OsString], stdin: impl Read, arrived: Mono) -> Exit {
+fn dispatch(
+    args: &[OsString],
+    stdin: impl Read,
+    arrived: Mono,
+    client: Option<hook::client::Client>,
+) -> Exit {
     let command = match args::parse(args) {
         Ok(c) => c,
         Err(e) => {
             // Exit 2 even here: a hook command with a typo must not let calls
             // through unpaced.
-            say(&format!("pace-hook: {e}"));
-            return Exit::for_error(Doing::Arguments, &e);
+            let exit = Exit::for_error(Doing::Arguments, &e);
+            return hook_event::refuse(client, None, &format!("pace-hook: {e}"), exit);
         }
     };
     match command {
-        Command::Hook => hook_event::run(stdin, arrived),
+        Command::Hook { client, timeout_s } => hook_event::run(stdin, arrived, client, timeout_s),
         Command::Install { scope, timeout_s } => run_setup(install::install(scope, timeout_s)),
         Command::Uninstall { scope } => run_setup(install::uninstall(scope)),
-        Command::Help => {
-            print(args::HELP);
+        Command::InstallPlugin => run_setup(install::install_plugin()),
+        Command::UninstallPlugin => run_setup(plugin::uninstall()),
+        Command::Print(text) => {
+            print(&text);
             Exit::Success
         }
-        Command::Version => {
-            print(&format!("pace-hook {}\n", env!("CARGO_PKG_VERSION")));
+        Command::Completions(shell) => {
+            print_bytes(&args::completions(shell));
+            Exit::Success
+        }
+        Command::Man => {
+            print_bytes(&args::man_page());
             Exit::Success
         }
         Command::Gaps { site, svg } => gaps::run(site.as_deref(), svg.as_deref()),

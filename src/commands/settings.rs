@@ -34,6 +34,8 @@
 //! name, not by the exact path, so that `install` from a binary that moved
 //! (another `cargo install` target, a static build) updates the entry
 //! instead of adding a second one, and `uninstall` from either finds it.
+//! The one reading of a hook's command is [`invocation`], which `doctor`
+//! uses too, with the list of settings files ([`files`]).
 //! A hook that runs pace-hook in another form (beside other hooks in its
 //! group, with arguments, after `VAR=value` settings) is not one `install`
 //! wrote: `install` refuses to add a second pace-hook beside it (two would
@@ -72,13 +74,11 @@ impl Scope {
     /// (else the current directory) and the user's Claude Code directory
     /// (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
     pub(crate) fn path(self) -> Result<PathBuf> {
-        let file = match self {
-            Scope::Project => "settings.json",
-            Scope::Local => "settings.local.json",
-            Scope::User => return Ok(claude_home()?.join("settings.json")),
-        };
+        if self == Scope::User {
+            return Ok(self.path_in(&claude_home()?, Path::new("")));
+        }
         let project = project_dir()?;
-        let path = project.join(".claude").join(file);
+        let path = self.path_in(Path::new(""), &project);
         // A mistyped $CLAUDE_PROJECT_DIR must not grow a directory tree.
         if !project.is_dir() {
             return Err(Error::Settings {
@@ -89,6 +89,20 @@ impl Scope {
             });
         }
         Ok(path)
+    }
+
+    /// Every scope, in the order Claude Code merges them (a later one
+    /// wins where they differ).
+    pub(crate) const ALL: [Scope; 3] = [Scope::User, Scope::Project, Scope::Local];
+
+    /// This scope's file, with the user's Claude Code directory `user_dir`
+    /// and the project `project`.
+    pub(crate) fn path_in(self, user_dir: &Path, project: &Path) -> PathBuf {
+        match self {
+            Scope::User => user_dir.join("settings.json"),
+            Scope::Project => project.join(".claude").join("settings.json"),
+            Scope::Local => project.join(".claude").join("settings.local.json"),
+        }
     }
 
     /// The scope in words, for messages.
@@ -114,7 +128,7 @@ pub(crate) fn project_dir() -> Result<PathBuf> {
 /// Claude Code's own directory: `$CLAUDE_CONFIG_DIR` when set (Claude Code
 /// then reads `settings.json` there instead of `~/.claude`;
 /// code.claude.com/docs/en/env-vars), else `~/.claude`.
-fn claude_home() -> Result<PathBuf> {
+pub(crate) fn claude_home() -> Result<PathBuf> {
     if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
@@ -126,6 +140,25 @@ fn claude_home() -> Result<PathBuf> {
             problem: "cannot be found: HOME is not set".into(),
             fix: "set HOME (or CLAUDE_CONFIG_DIR to Claude Code's directory)".into(),
         })
+}
+
+/// Every settings file Claude Code reads for `project`, with its scope:
+/// the user's (when `user_dir` is known) and the project's two. A project
+/// whose `.claude` is the user's directory (a project in the home) reads
+/// that file once.
+pub(crate) fn files(user_dir: Option<&Path>, project: Option<&Path>) -> Vec<(Scope, PathBuf)> {
+    let mut out = Vec::new();
+    for scope in Scope::ALL {
+        let path = match (scope, user_dir, project) {
+            (Scope::User, Some(u), _) => scope.path_in(u, Path::new("")),
+            (Scope::Project | Scope::Local, _, Some(p)) => scope.path_in(Path::new(""), p),
+            _ => continue,
+        };
+        out.push((scope, path));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    out.retain(|(_, p)| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    out
 }
 
 /// The hook events pace-hook answers, in the order `install` adds them.
@@ -734,6 +767,17 @@ fn index_of(props: &[ast::ObjectProp<'_>], p: &ast::ObjectProp<'_>) -> usize {
         .expect("a member of its object")
 }
 
+/// Whether the settings `v` run pace-hook on any of [`EVENTS`], in any form.
+pub(crate) fn runs_pace_hook(v: &Value) -> bool {
+    EVENTS.iter().any(|event| {
+        v["hooks"][event]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|g| owned(g) != Owned::Not)
+    })
+}
+
 /// Whose a matcher group is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Owned {
@@ -748,64 +792,194 @@ enum Owned {
 
 fn owned(group: &Value) -> Owned {
     let handlers = group["hooks"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let runs: Vec<Option<bool>> = handlers.iter().map(runs_pace_hook).collect();
+    let runs: Vec<Option<Invocation>> = handlers.iter().map(invocation).collect();
     match runs.as_slice() {
-        [Some(true)] => Owned::Ours,
+        [Some(run)] if run.is_bare() && run.runs == Runs::Program => Owned::Ours,
         r if r.iter().any(Option::is_some) => Owned::Beside,
         _ => Owned::Not,
     }
 }
 
-/// `Some(bare)` if the handler is a command hook running pace-hook, `bare`
-/// when it runs just the program: no arguments, no `VAR=value`, `env` or
-/// `exec` before it. `None` if it does not run pace-hook.
-fn runs_pace_hook(handler: &Value) -> Option<bool> {
-    if handler["type"] != "command" {
-        return None;
-    }
-    let mut rest = handler["command"].as_str()?;
-    let mut bare = handler.get("args").is_none();
-    loop {
-        let (word, after) = first_word(rest)?;
-        let assignment = word.split_once('=').is_some_and(|(name, _)| {
-            name.starts_with(|c: char| c == '_' || c.is_ascii_alphabetic())
-                && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
-        });
-        if assignment || word == "env" || word == "exec" {
-            bare = false;
-            rest = after;
-            continue;
-        }
-        let name = word.rsplit('/').next().unwrap_or(&word);
-        return (name == "pace-hook").then(|| bare && after.trim().is_empty());
+/// What runs pace-hook: the program itself, or the plugin's launcher (which
+/// finds the program and runs it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Runs {
+    /// A program whose file name is `pace-hook`.
+    Program,
+    /// `plugin/hooks/pace-hook-launcher`, run by `sh` or on its own.
+    Launcher,
+}
+
+/// How a command hook runs pace-hook, as its command says: the one reading
+/// of a hook's command that `install`, `uninstall` and `doctor` share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Invocation {
+    /// The program or the launcher.
+    pub(crate) runs: Runs,
+    /// Its path as written, quotes taken off, variables not expanded.
+    pub(crate) path: String,
+    /// Settings before it (`VAR=value`, `env`, `exec`).
+    pub(crate) prefixed: bool,
+    /// What follows it: the rest of the command line as written, or the
+    /// exec form's `args`.
+    pub(crate) rest: Vec<String>,
+}
+
+impl Invocation {
+    /// Just the program (or the launcher), nothing around it: the form
+    /// whose exit code and stderr reach Claude Code as they are.
+    pub(crate) fn is_bare(&self) -> bool {
+        !self.prefixed && self.rest.is_empty()
     }
 }
 
-/// The first word of a shell command with its quotes taken off (single
-/// quotes, double quotes, backslashes: what [`shell_quote`] writes and what
-/// people type), and the rest of the command.
-fn first_word(command: &str) -> Option<(String, &str)> {
-    let command = command.trim_start();
-    let mut word = String::new();
-    let mut chars = command.char_indices().peekable();
-    let mut quote: Option<char> = None;
-    while let Some((i, c)) = chars.next() {
-        match (quote, c) {
-            (None, c) if c.is_whitespace() => return Some((word, &command[i..])),
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '\\') => word.push(chars.next()?.1),
-            (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') => {
-                let (_, next) = chars.next()?;
-                if !matches!(next, '"' | '\\' | '$' | '`') {
-                    word.push('\\');
-                }
-                word.push(next);
-            }
-            (_, c) => word.push(c),
+/// How `handler` runs pace-hook; `None` when it is not a command hook that
+/// runs pace-hook (or its command cannot be read: an unbalanced quote).
+///
+/// In exec form (`args` given) the command is the program. Otherwise the
+/// command's shell words are read: `VAR=value`, `env` and `exec` before the
+/// program are skipped (and make it prefixed); `sh` (or `bash`) before a
+/// path to `pace-hook-launcher` is the plugin's form.
+pub(crate) fn invocation(handler: &Value) -> Option<Invocation> {
+    if handler["type"] != "command" {
+        return None;
+    }
+    let command = handler["command"].as_str()?;
+    let name_of = |path: &str| path.rsplit('/').next().unwrap_or(path).to_owned();
+    if let Some(args) = handler.get("args") {
+        let rest: Vec<String> = args
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|v| v.as_str().map_or(v.to_string(), str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let runs = match name_of(command).as_str() {
+            "pace-hook" => Runs::Program,
+            "pace-hook-launcher" => Runs::Launcher,
+            _ => return None,
+        };
+        return Some(Invocation {
+            runs,
+            path: command.to_owned(),
+            // An `args` list, even empty, is not the form install writes.
+            prefixed: true,
+            rest,
+        });
+    }
+    let words = shell_words(command)?;
+    let mut prefixed = false;
+    let mut i = 0;
+    while let Some((w, _)) = words.get(i) {
+        if is_assignment(w) || w == "env" || w == "exec" {
+            prefixed = true;
+            i += 1;
+        } else {
+            break;
         }
     }
-    (quote.is_none() && !word.is_empty()).then_some((word, ""))
+    let (first, mut end) = words.get(i)?.clone();
+    let (runs, path) = match name_of(&first).as_str() {
+        "pace-hook" => (Runs::Program, first),
+        "pace-hook-launcher" => (Runs::Launcher, first),
+        "sh" | "bash" | "dash" => {
+            let (script, script_end) = words.get(i + 1)?.clone();
+            if name_of(&script) != "pace-hook-launcher" {
+                return None;
+            }
+            end = script_end;
+            (Runs::Launcher, script)
+        }
+        _ => return None,
+    };
+    let rest = command[end..].trim();
+    Some(Invocation {
+        runs,
+        path,
+        prefixed,
+        rest: if rest.is_empty() {
+            Vec::new()
+        } else {
+            vec![rest.to_owned()]
+        },
+    })
+}
+
+/// `NAME=value`, a variable set for the command.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        name.starts_with(|c: char| c == '_' || c.is_ascii_alphabetic())
+            && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+    })
+}
+
+/// A shell command's words, as far as reading a hook's command needs them,
+/// each with the byte offset where it ends: single quotes, double quotes
+/// (in which a backslash escapes only `"`, `\`, `$` and a backquote) and
+/// backslashes are honoured (what [`shell_quote`] writes and what people
+/// type); each of `;&|<>()` outside quotes is a word of its own, so
+/// `pace-hook||true` has words after its program. `None` for an unbalanced
+/// quote or a trailing backslash.
+pub(crate) fn shell_words(command: &str) -> Option<Vec<(String, usize)>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = command.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()?.1 {
+                        '\'' => break,
+                        c => word.push(c),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()?.1 {
+                        '"' => break,
+                        '\\' => {
+                            let next = chars.next()?.1;
+                            if !matches!(next, '"' | '\\' | '$' | '`') {
+                                word.push('\\');
+                            }
+                            word.push(next);
+                        }
+                        c => word.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.push(chars.next()?.1);
+            }
+            ';' | '&' | '|' | '<' | '>' | '(' | ')' => {
+                if in_word {
+                    words.push((std::mem::take(&mut word), i));
+                    in_word = false;
+                }
+                words.push((c.to_string(), i + 1));
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push((std::mem::take(&mut word), i));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push((word, command.len()));
+    }
+    Some(words)
 }
 
 /// `path` as one shell word: as it is when it needs no quoting, else in

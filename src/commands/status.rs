@@ -4,10 +4,10 @@
 //! map, and the tools the gate log shows passing unpaced.
 //!
 //! Invariant: status never changes the state. It reads through the
-//! [`Store`] trait's looks ([`Store::site_state`] takes the site lock, and
-//! writes nothing), and on the file backend it first checks that the state
-//! directory exists, so that a look at a new machine does not make one. The
-//! config is read fresh, without writing its cached copy.
+//! [`Store`] trait's looks ([`crate::store::Sites::site_state`] takes the
+//! site lock, and writes nothing), and on the file backend it first checks
+//! that the state directory exists, so that a look at a new machine does not
+//! make one. The config is read fresh, without writing its cached copy.
 //!
 //! The JSON form is documented field by field in `docs/STATUS.md`; a change
 //! that renames or removes a field bumps [`VERSION`].
@@ -67,6 +67,8 @@ pub(crate) struct ConfigView {
     pub(crate) hold_ms: u64,
     /// `max_wait`.
     pub(crate) max_wait_ms: u64,
+    /// What in it is allowed but likely not meant (an `interval` of 0).
+    pub(crate) warnings: Vec<String>,
 }
 
 /// One site's state.
@@ -118,6 +120,9 @@ pub(crate) struct CallView {
     pub(crate) interval_ms: u64,
     /// Taken while the call still waits for another of its sites.
     pub(crate) waiting_for_other_sites: bool,
+    /// Its hold ran out with no Post: the gate counts the call as finished
+    /// at `hold_until_ms`, and the entry stays until the site's next write.
+    pub(crate) lapsed: bool,
 }
 
 /// A backoff.
@@ -183,12 +188,15 @@ pub(crate) struct UnknownTool {
     pub(crate) last_ms: EpochMs,
 }
 
-/// `pace-hook status [--json]`: print the status; exit 0, or 1 with the
-/// reason when the state cannot be read at all.
+/// `pace-hook status [--json]`: print the status; exit 0, or 1 when the
+/// config is broken (the hook blocks every paced call then; the status is
+/// printed all the same, with the defaults) or the state cannot be read at
+/// all (with the reason).
 pub(crate) fn run(json: bool) -> Exit {
     let now = SystemClock.now_floor();
     match read(now) {
         Ok(status) => {
+            let broken = status.config.error.is_some();
             if json {
                 let mut text = serde_json::to_string_pretty(&status).expect("status serializes");
                 text.push('\n');
@@ -196,7 +204,7 @@ pub(crate) fn run(json: bool) -> Exit {
             } else {
                 crate::commands::print(&render(&status));
             }
-            Exit::Success
+            if broken { Exit::Failure } else { Exit::Success }
         }
         Err(e) => {
             crate::commands::say(&format!("pace-hook: {e}"));
@@ -231,10 +239,15 @@ fn read(now: EpochMs) -> crate::error::Result<Status> {
 fn config_view(config: &Config, error: Option<String>) -> ConfigView {
     ConfigView {
         path: config.source.as_ref().map(|p| p.display().to_string()),
-        error,
+        error: error.clone(),
         interval_ms: config.interval_ms,
         hold_ms: config.hold_ms,
         max_wait_ms: config.max_wait_ms,
+        warnings: if error.is_none() {
+            config.warnings()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -273,7 +286,7 @@ pub(crate) fn collect(
             site,
             ..SiteView::default()
         };
-        let request = config.request_for_key(&view.site);
+        let request = crate::gate::requests::for_key(config, &view.site);
         view.interval_ms = request.policy.interval_ms;
         match store.queue_len(&view.site) {
             Ok(n) => view.queued = n,
@@ -327,6 +340,7 @@ fn fill(
                 hold_until_ms: f.until_ms,
                 interval_ms: f.interval_ms,
                 waiting_for_other_sites: f.lease.is_some(),
+                lapsed: f.lease.is_none() && f.until_ms <= now,
             }
         })
         .collect();
@@ -440,7 +454,11 @@ pub(crate) fn render(s: &Status) -> String {
     );
     match (&s.config.path, &s.config.error) {
         (_, Some(e)) => {
-            let _ = writeln!(out, "config: {e}\n  (showing the defaults instead)");
+            // The error names the file itself ("config `...` line 3: ...").
+            let _ = writeln!(
+                out,
+                "{e}\n  every call pace-hook paces is blocked until this is fixed; below, the defaults stand in for it"
+            );
         }
         (path, None) => {
             let _ = writeln!(
@@ -453,6 +471,9 @@ pub(crate) fn render(s: &Status) -> String {
                 format_duration(s.config.max_wait_ms)
             );
         }
+    }
+    for w in &s.config.warnings {
+        let _ = writeln!(out, "  warning: {w}");
     }
     if !s.state_found {
         out.push_str(
@@ -553,28 +574,42 @@ fn render_site(out: &mut String, site: &SiteView, now: EpochMs) {
         .last_finish_ms
         .map_or("none yet".to_owned(), |t| when::at(t, now));
     let _ = writeln!(out, "  last finish   {last}");
-    if site.in_flight.is_empty() {
+    let (lapsed, live): (Vec<&CallView>, Vec<&CallView>) =
+        site.in_flight.iter().partition(|c| c.lapsed);
+    if live.is_empty() {
         let _ = writeln!(out, "  in flight     none");
     }
-    for (i, c) in site.in_flight.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "  {}{} {}, session {}, since {}, held until {}{}",
-            if i == 0 {
-                "in flight     "
-            } else {
-                "              "
-            },
+    let call = |c: &CallView| {
+        format!(
+            "{} {}, session {}, since {}",
             c.tool.as_deref().unwrap_or("?"),
             c.call,
             c.session.as_deref().unwrap_or("none"),
             when::at(c.started_ms, now),
+        )
+    };
+    let label = |i: usize, first: &'static str| if i == 0 { first } else { "              " };
+    for (i, c) in live.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}{}, held until {}{}",
+            label(i, "in flight     "),
+            call(c),
             when::at(c.hold_until_ms, now),
             if c.waiting_for_other_sites {
                 " (waiting for its other sites)"
             } else {
                 ""
             }
+        );
+    }
+    for (i, c) in lapsed.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}{}: no Post came, and its hold ran out at {}; counted as finished then",
+            label(i, "lapsed        "),
+            call(c),
+            when::at(c.hold_until_ms, now),
         );
     }
     let _ = writeln!(
@@ -625,11 +660,12 @@ mod tests {
     use crate::{
         pacing::clock::FakeClock,
         pacing::decision::{Backoff, Budget, Policy},
-        store::MemoryStore,
+        store::{Log, MemoryStore, Sites},
     };
 
-    #[test]
-    fn a_call_in_flight_is_shown_with_its_tool_session_and_hold() {
+    /// A store where call `s1#t1` (a navigate of session s1) was admitted
+    /// to a.com at 1,000,000 ms with a 2-minute hold and a 10 s interval.
+    fn one_call_admitted() -> MemoryStore {
         let clock = std::sync::Arc::new(FakeClock::new(1_000_000));
         let policy = Policy {
             interval_ms: 10_000,
@@ -645,6 +681,12 @@ mod tests {
         r.session = Some("s1".into());
         r.sites = vec!["a.com".into()];
         store.log(&r);
+        store
+    }
+
+    #[test]
+    fn a_call_in_flight_is_shown_with_its_tool_session_and_hold() {
+        let store = one_call_admitted();
         let s = collect(&store, &Config::default(), None, 1_005_000).unwrap();
         let site = &s.sites[0];
         assert_eq!(site.site, "a.com");
@@ -655,6 +697,24 @@ mod tests {
         let text = render(&s);
         assert!(
             text.contains("navigate s1#t1, session s1, since 00:16:40 UTC (5 s ago), held until 00:18:40 UTC (in 2 min)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_hold_that_ran_out_is_shown_as_lapsed_not_in_flight() {
+        let store = one_call_admitted();
+        // At the hold's last millisecond the call is still in flight...
+        let s = collect(&store, &Config::default(), None, 1_119_999).unwrap();
+        assert!(!s.sites[0].in_flight[0].lapsed);
+        assert!(render(&s).contains("  in flight     navigate s1#t1"));
+        // ...and 8 minutes after the hold, with no Post, it lapsed.
+        let s = collect(&store, &Config::default(), None, 1_600_000).unwrap();
+        assert!(s.sites[0].in_flight[0].lapsed);
+        let text = render(&s);
+        assert!(text.contains("  in flight     none\n"), "{text}");
+        assert!(
+            text.contains("  lapsed        navigate s1#t1, session s1, since 00:16:40 UTC (10 min ago): no Post came, and its hold ran out at 00:18:40 UTC (8 min ago); counted as finished then\n"),
             "{text}"
         );
     }

@@ -67,6 +67,140 @@ struct Bar {
     row: usize,
 }
 
+/// What a stretch of a call's wait was spent on, as the log shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    /// Another call held the site (admitted, not finished or its hold not
+    /// over).
+    InFlight,
+    /// The site was held back after a 429 or 503 (or by hand).
+    Backoff,
+    /// The interval after the site's last finish.
+    Interval,
+    /// None of those, while other callers went first: its place in the
+    /// queue.
+    Queue,
+    /// None of those and nobody went first (the last milliseconds of a
+    /// sleep, a lock, jitter).
+    Other,
+}
+
+impl Cause {
+    /// The word drawn on the wait.
+    fn label(self) -> &'static str {
+        match self {
+            Cause::InFlight => "in flight",
+            Cause::Backoff => "backoff",
+            Cause::Interval => "interval",
+            Cause::Queue => "queue",
+            Cause::Other => "",
+        }
+    }
+
+    /// A sentence for the wait's title.
+    fn says(self) -> &'static str {
+        match self {
+            Cause::InFlight => "another call held the site",
+            Cause::Backoff => "the site was held back after a 429/503 (backoff)",
+            Cause::Interval => "the interval after the last finish",
+            Cause::Queue => "other callers ahead in the queue went first",
+            Cause::Other => "waiting for its turn",
+        }
+    }
+}
+
+/// The stretches of the wait `[from, to)` of call `me` on one site, each
+/// with its cause, earliest first: another call in flight (`bars`) comes
+/// before a backoff (`backoffs`), which comes before the interval (each gap's
+/// `[busy_until, busy_until + interval)`). What none covers is the queue if
+/// some other call was admitted meanwhile, else unexplained.
+fn wait_causes(
+    me: usize,
+    from: EpochMs,
+    to: EpochMs,
+    bars: &[Bar],
+    gaps: &[Gap],
+    backoffs: &[(EpochMs, EpochMs)],
+) -> Vec<(EpochMs, EpochMs, Cause)> {
+    let others = || {
+        bars.iter()
+            .enumerate()
+            .filter(|(i, _)| *i != me)
+            .map(|(_, b)| b)
+    };
+    let spans: Vec<(EpochMs, EpochMs, Cause)> = others()
+        .map(|b| (b.start, b.end, Cause::InFlight))
+        .chain(backoffs.iter().map(|&(a, b)| (a, b, Cause::Backoff)))
+        .chain(gaps.iter().map(|g| {
+            (
+                g.busy_until,
+                g.busy_until.saturating_add(g.interval_ms),
+                Cause::Interval,
+            )
+        }))
+        .collect();
+    let went_first = others().any(|b| b.start >= from && b.start < to);
+    let mut cuts: Vec<EpochMs> = spans
+        .iter()
+        .flat_map(|&(a, b, _)| [a, b])
+        .filter(|&t| t > from && t < to)
+        .chain([from, to])
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut out: Vec<(EpochMs, EpochMs, Cause)> = Vec::new();
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let cause = [Cause::InFlight, Cause::Backoff, Cause::Interval]
+            .into_iter()
+            .find(|c| spans.iter().any(|&(s, e, k)| k == *c && s <= a && e >= b))
+            .unwrap_or(if went_first {
+                Cause::Queue
+            } else {
+                Cause::Other
+            });
+        match out.last_mut() {
+            Some(last) if last.2 == cause && last.1 == a => last.1 = b,
+            _ => out.push((a, b, cause)),
+        }
+    }
+    out
+}
+
+/// Each site's backoffs from the log, as `[set, until)`: a backoff ends at
+/// its `until_ms`, or sooner at the next backoff record for the site (one
+/// that replaced or cleared it). Records from before `until_ms` was logged
+/// give none.
+fn backoffs(records: &[Record]) -> HashMap<&str, Vec<(EpochMs, EpochMs)>> {
+    let mut by_site: HashMap<&str, Vec<(EpochMs, Option<EpochMs>)>> = HashMap::new();
+    for r in records.iter().filter(|r| r.event == Kind::Backoff) {
+        for site in &r.sites {
+            by_site.entry(site).or_default().push((r.ts, r.until_ms));
+        }
+    }
+    by_site
+        .into_iter()
+        .map(|(site, mut list)| {
+            list.sort_by_key(|&(ts, _)| ts);
+            let spans = list
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &(ts, until))| {
+                    let next = list.get(i + 1).map(|&(t, _)| t);
+                    let end = until?.min(next.unwrap_or(EpochMs::MAX));
+                    (end > ts).then_some((ts, end))
+                })
+                .collect();
+            (site, spans)
+        })
+        .collect()
+}
+
+/// "1 call", "2 calls".
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The calls of every site, sites in order of their first admission.
 fn bars(records: &[Record], only_site: Option<&str>) -> Vec<(String, Vec<Bar>)> {
     let mut order: Vec<&Record> = records
@@ -230,6 +364,7 @@ pub(crate) fn svg(records: &[Record], only_site: Option<&str>) -> String {
         .map(|(i, s)| (s.clone(), colour(i)))
         .collect();
 
+    let lane_backoffs = backoffs(records);
     let lane_gaps: Vec<&[Gap]> = lanes
         .iter()
         .map(|(site, _)| all_gaps.get(site).map_or(&[][..], Vec::as_slice))
@@ -338,17 +473,19 @@ pub(crate) fn svg(records: &[Record], only_site: Option<&str>) -> String {
         r##"<text x="20" y="28" font-size="17" font-weight="600">pace-hook timeline</text>"##
     );
     let summary = format!(
-        "{calls} call(s) on {} site(s), {} – {} UTC; ",
-        lanes.len(),
+        "{} on {}, {} – {} UTC; ",
+        count(calls, "call", "calls"),
+        count(lanes.len(), "site", "sites"),
         &clock_time(t0)[..8],
         &clock_time(t1)[..8]
     );
     let _ = writeln!(
         out,
-        r##"<text x="20" y="48" fill="#555">{}<tspan fill="{}" font-weight="{}">{short} gap(s) under the interval</tspan></text>"##,
+        r##"<text x="20" y="48" fill="#555">{}<tspan fill="{}" font-weight="{}">{} under the interval</tspan></text>"##,
         esc(&summary),
         if short > 0 { RED } else { "#555" },
-        if short > 0 { "600" } else { "400" }
+        if short > 0 { "600" } else { "400" },
+        count(short, "gap", "gaps")
     );
 
     // Time axis and grid.
@@ -380,10 +517,11 @@ pub(crate) fn svg(records: &[Record], only_site: Option<&str>) -> String {
         );
         t += step;
     }
+    // In the site names' column, where no tick label can reach (a tick's
+    // label is centred on it, and the first may sit at the plot's edge).
     let _ = writeln!(
         out,
-        r##"<text x="{:.1}" y="{:.1}" text-anchor="end">UTC</text></g>"##,
-        LEFT - 8.0,
+        r##"<text x="20" y="{:.1}">time (UTC)</text></g>"##,
         top - 14.0
     );
 
@@ -453,7 +591,7 @@ pub(crate) fn svg(records: &[Record], only_site: Option<&str>) -> String {
                 ))
             );
         }
-        for bar in bars {
+        for (bi, bar) in bars.iter().enumerate() {
             let colour = &session_colour[&bar.session];
             let by = y0 + 12.0 + bar.row as f64 * ROW;
             let (xs, xe) = (x(bar.start), x(bar.end));
@@ -464,14 +602,42 @@ pub(crate) fn svg(records: &[Record], only_site: Option<&str>) -> String {
                 esc(&title)
             );
             if bar.waited_ms > 0 {
-                let xw = x(bar.start.saturating_sub(bar.waited_ms));
-                let _ = write!(
-                    out,
-                    r##"<rect class="wait" x="{xw:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}" fill-opacity="0.25"/>"##,
-                    by + 3.0,
-                    (xs - xw).max(0.5),
-                    BAR - 6.0
+                let from = bar.start.saturating_sub(bar.waited_ms);
+                let causes = wait_causes(
+                    bi,
+                    from,
+                    bar.start,
+                    bars,
+                    lane_gaps[li],
+                    lane_backoffs
+                        .get(site.as_str())
+                        .map_or(&[][..], Vec::as_slice),
                 );
+                for (a, b, cause) in causes {
+                    let (xa, xb) = (x(a), x(b));
+                    let w = (xb - xa).max(0.5);
+                    let _ = write!(
+                        out,
+                        r##"<g class="wait" data-cause="{}"><title>waited {} ({} – {}): {}</title><rect class="wait" x="{xa:.1}" y="{:.1}" width="{w:.1}" height="{BAR}" fill="{colour}" fill-opacity="0.22" stroke="#ffffff" stroke-width="1"/>"##,
+                        cause.label(),
+                        esc(&format_duration(b - a)),
+                        clock_time(a),
+                        clock_time(b),
+                        cause.says(),
+                        by,
+                    );
+                    let label = cause.label();
+                    // 10 px text is about 6 px a character: drawn where it fits.
+                    if !label.is_empty() && w >= label.len() as f64 * 6.0 + 6.0 {
+                        let _ = write!(
+                            out,
+                            r##"<text x="{:.1}" y="{:.1}" font-size="10" fill="#333" text-anchor="middle">{label}</text>"##,
+                            xa + w / 2.0,
+                            by + BAR / 2.0 + 3.5
+                        );
+                    }
+                    out.push_str("</g>");
+                }
             }
             let w = (xe - xs).max(3.0);
             let _ = match bar.ended {
@@ -501,7 +667,7 @@ pub(crate) fn svg(records: &[Record], only_site: Option<&str>) -> String {
 /// What each mark means, in the order [`key_swatch`] draws them.
 const KEY: [&str; 5] = [
     "call: admission to finish",
-    "waiting for its turn",
+    "a wait, named by its cause: in flight, backoff, interval, queue",
     "no finish recorded: to its hold's end",
     "interval in force after the site was busy",
     "gap under the interval",
@@ -512,7 +678,7 @@ fn key_swatch(i: usize, x: f64, y: f64) -> String {
     let at = format!(r#"x="{x:.1}" y="{y:.1}""#);
     match i {
         0 => format!(r##"<rect {at} width="22" height="12" rx="2" fill="#777"/>"##),
-        1 => format!(r##"<rect {at} width="22" height="12" fill="#777" fill-opacity="0.25"/>"##),
+        1 => format!(r##"<rect {at} width="22" height="12" fill="#777" fill-opacity="0.22"/>"##),
         2 => format!(
             r##"<rect {at} width="22" height="12" rx="2" fill="#777" fill-opacity="0.45" stroke="#777" stroke-dasharray="4 2"/>"##
         ),
@@ -608,6 +774,137 @@ mod tests {
         assert_eq!(tick_step(20_000, 980.0), 5_000);
         assert_eq!(tick_step(600, 980.0), 100);
         assert_eq!(tick_step(3_600_000, 980.0), 600_000);
+    }
+
+    fn admit(ts: EpochMs, call: &str, waited: u64, interval: u64, hold: u64) -> Record {
+        let mut r = rec(Kind::Admit, ts, call, call);
+        r.waited_ms = Some(waited);
+        r.interval_ms = Some(interval);
+        r.hold_ms = Some(hold);
+        r
+    }
+
+    /// A finish as the hook logs it: no interval or hold of its own.
+    fn finish(ts: EpochMs, call: &str) -> Record {
+        let mut r = rec(Kind::Finish, ts, call, call);
+        r.interval_ms = None;
+        r.hold_ms = None;
+        r
+    }
+
+    /// The causes of the wait of `call` in `log`, on example.com.
+    fn causes_of(log: &[Record], call: &str) -> Vec<(EpochMs, EpochMs, Cause)> {
+        let lanes = bars(log, None);
+        let bars = &lanes[0].1;
+        let me = bars.iter().position(|b| b.call == call).unwrap();
+        let gaps = gaps::gaps(log);
+        let backoffs = backoffs(log);
+        let b = &bars[me];
+        wait_causes(
+            me,
+            b.start - b.waited_ms,
+            b.start,
+            bars,
+            &gaps["example.com"],
+            backoffs.get("example.com").map_or(&[][..], Vec::as_slice),
+        )
+    }
+
+    #[test]
+    fn a_wait_behind_a_call_with_no_post_is_its_hold_then_the_interval() {
+        // C is admitted at 0 and its Post never comes: it holds the site
+        // 5 s. D arrives at 1 s and goes at 7 s, 2 s after the hold's end.
+        let log = [
+            admit(0, "C", 0, 2_000, 5_000),
+            admit(7_000, "D", 6_000, 2_000, 5_000),
+            finish(7_100, "D"),
+        ];
+        assert_eq!(
+            causes_of(&log, "D"),
+            [
+                (1_000, 5_000, Cause::InFlight),
+                (5_000, 7_000, Cause::Interval)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_wait_for_a_backoff_is_the_backoffs_even_where_the_interval_also_ran() {
+        // E finishes at 100 ms and the site answers 429 with Retry-After 4 s;
+        // F waits from then to the backoff's end. The 2 s interval ran in
+        // the same time, but the backoff is what held F longest.
+        let mut backoff = rec(Kind::Backoff, 100, "E", "E");
+        backoff.until_ms = Some(4_100);
+        let log = [
+            admit(0, "E", 0, 2_000, 5_000),
+            finish(100, "E"),
+            backoff,
+            admit(4_100, "F", 4_000, 2_000, 5_000),
+        ];
+        assert_eq!(causes_of(&log, "F"), [(100, 4_100, Cause::Backoff)]);
+        // A log from before `until_ms` was recorded: the interval, and
+        // after it nothing said.
+        let mut old = log.clone();
+        old[2].until_ms = None;
+        assert_eq!(
+            causes_of(&old, "F"),
+            [(100, 2_100, Cause::Interval), (2_100, 4_100, Cause::Other)]
+        );
+    }
+
+    #[test]
+    fn a_backoff_cleared_by_hand_ends_where_it_was_cleared() {
+        let mut set = rec(Kind::Backoff, 100, "E", "E");
+        set.until_ms = Some(60_000);
+        let mut cleared = rec(Kind::Backoff, 3_000, "E", "E");
+        cleared.until_ms = Some(3_000);
+        let log = [set, cleared];
+        let spans = backoffs(&log);
+        assert_eq!(spans["example.com"], [(100, 3_000)]);
+    }
+
+    #[test]
+    fn time_no_call_interval_or_backoff_explains_is_the_queue_when_others_went_first() {
+        // A runs 0-1 s; B and C wait; B goes at 2 s and runs to 2.5 s; C
+        // goes at 4 s, half a second after B's interval ended (jitter, a
+        // slow head): while B went first, that is C's place in the queue.
+        let log = [
+            admit(0, "A", 0, 1_000, 5_000),
+            finish(1_000, "A"),
+            admit(2_000, "B", 1_500, 1_000, 5_000),
+            finish(2_500, "B"),
+            admit(4_000, "C", 3_400, 1_000, 5_000),
+        ];
+        assert_eq!(
+            causes_of(&log, "C"),
+            [
+                (600, 1_000, Cause::InFlight),
+                (1_000, 2_000, Cause::Interval),
+                (2_000, 2_500, Cause::InFlight),
+                (2_500, 3_500, Cause::Interval),
+                (3_500, 4_000, Cause::Queue),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_summary_counts_in_words_and_the_axis_names_its_zone_clear_of_the_ticks() {
+        let one = svg(&[rec(Kind::Admit, 0, "a", "s1")], None);
+        assert!(one.contains(">1 call on 1 site, "), "{one}");
+        assert!(one.contains(">0 gaps under the interval<"), "{one}");
+        assert!(!one.contains("(s)"), "{one}");
+        // A tick falls on the plot's left edge (the first call is at a
+        // whole minute), its label centred there; the zone's label is in
+        // the names' column, 170 px to its left, not against it.
+        assert!(
+            one.contains(r#"text-anchor="middle">00:00:00</text>"#)
+                && one.contains(r#"x1="190.0""#),
+            "{one}"
+        );
+        assert!(
+            one.contains(r#"<text x="20" y="64.0">time (UTC)</text>"#),
+            "{one}"
+        );
     }
 
     #[test]

@@ -3,20 +3,30 @@
 //!
 //! The file is TOML. Unknown keys are errors, so a typo such as `intervall`
 //! is reported with its line instead of silently leaving the default in force.
+//!
+//! Its parts: the file's format and its checks (here), the site table
+//! ([`sites`]), declared tools ([`tools`]), where the file is found
+//! ([`discover`]) and the parsed copy kept in the state directory
+//! ([`cache`]). What the settings ask of the gate for a site is built in
+//! `gate::requests`.
 
-use std::{
-    env,
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::duration::{format_duration, parse_duration};
 use crate::{
+    duration::{format_duration, parse_duration},
     error::{Error, Result},
-    pacing::decision::{Budget, CEILING_MS, MAX_BUDGET_CALLS, Policy},
-    pacing::request::SiteRequest,
+    pacing::decision::{Budget, CEILING_MS, MAX_BUDGET_CALLS},
 };
+
+pub(crate) mod cache;
+mod discover;
+mod sites;
+mod tools;
+
+pub use sites::Site;
+pub use tools::{ToolClass, ToolRule};
 
 /// Default least gap between two requests to one site.
 pub const DEFAULT_INTERVAL_MS: u64 = 10_000;
@@ -31,60 +41,6 @@ pub const DEFAULT_MAX_WAIT_MS: u64 = 270_000;
 pub const DEFAULT_STALE_AFTER_MS: u64 = 15 * 60_000;
 /// Default longest backoff a site's 429 or 503 without `Retry-After` grows to.
 pub const DEFAULT_MAX_BACKOFF_MS: u64 = 10 * 60_000;
-
-/// A configured site: a name that owns some domains and their subdomains,
-/// borrowed from the config.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Site<'a> {
-    /// The site's name, for messages and `pace-hook run --site`.
-    pub name: &'a str,
-    /// The site's own interval, if it has one.
-    pub interval_ms: Option<u64>,
-    /// The site's own jitter, if it has one.
-    pub jitter_ms: Option<u64>,
-    /// The site's own budget, if it has one.
-    pub budget: Option<Budget>,
-    domains: &'a str,
-}
-
-impl<'a> Site<'a> {
-    /// Domains the site owns, lowercase, without a trailing dot.
-    pub fn domains(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        self.domains.split(' ').filter(|d| !d.is_empty())
-    }
-
-    /// One line of [`Config`]'s site list:
-    /// `name interval|- jitter|- calls/window|- domain…`.
-    fn parse(line: &'a str) -> Option<Self> {
-        let mut parts = line.splitn(5, ' ');
-        let name = parts.next()?;
-        let num = |t: &str| -> Option<Option<u64>> {
-            match t {
-                "-" => Some(None),
-                ms => Some(Some(ms.parse().ok()?)),
-            }
-        };
-        let interval_ms = num(parts.next()?)?;
-        let jitter_ms = num(parts.next()?)?;
-        let budget = match parts.next()? {
-            "-" => None,
-            b => {
-                let (calls, window) = b.split_once('/')?;
-                Some(Budget {
-                    calls: calls.parse().ok()?,
-                    window_ms: window.parse().ok()?,
-                })
-            }
-        };
-        Some(Self {
-            name,
-            interval_ms,
-            jitter_ms,
-            budget,
-            domains: parts.next().unwrap_or(""),
-        })
-    }
-}
 
 /// Where the gate's state lives.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -105,33 +61,6 @@ pub enum OnBackendError {
     Block,
     /// Fall back to the file gate on this machine, with a warning.
     Local,
-}
-
-/// How a declared tool is treated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolClass {
-    /// Paced on its site.
-    Pace,
-    /// Passed at once, uncounted.
-    Skip,
-    /// Blocked with the declared reason.
-    Block,
-}
-
-/// A tool the user declared with `[[tool]]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolRule {
-    /// A regex over the full tool name, anchored at both ends.
-    pub pattern: String,
-    /// How its calls are treated.
-    pub class: ToolClass,
-    /// JSON pointer into the input to the URL the call goes to.
-    pub url: Option<String>,
-    /// JSON pointer into the input to JavaScript to analyse.
-    pub code: Option<String>,
-    /// For `block`: what the model is told.
-    pub reason: Option<String>,
 }
 
 /// The whole configuration.
@@ -225,118 +154,21 @@ struct RawTool {
     reason: Option<String>,
 }
 
-/// The backend URL from `PACE_HOOK_BACKEND`, which overrides the config's.
-const BACKEND_VAR: &str = "PACE_HOOK_BACKEND";
-
 impl Config {
-    /// Find and load the config: `PACE_HOOK_CONFIG`, else
-    /// `$CLAUDE_PROJECT_DIR/.claude/pace-hook.toml`, else
-    /// `$XDG_CONFIG_HOME/pace-hook/config.toml` (`~/.config/...`), else the
-    /// defaults. A file named by `PACE_HOOK_CONFIG` must exist.
-    /// `PACE_HOOK_BACKEND` overrides the backend.
-    pub fn discover() -> Result<Self> {
-        let project = env::var_os("CLAUDE_PROJECT_DIR").filter(|p| !p.is_empty());
-        Self::discover_for(project.as_deref().map(Path::new))
-    }
-
-    /// [`Config::discover`] as a hook of the Claude Code project `project`
-    /// would: `project` stands for `$CLAUDE_PROJECT_DIR`, which only hooks
-    /// have (`install` runs in a plain shell).
-    pub fn discover_for(project: Option<&Path>) -> Result<Self> {
-        let mut config = Self::find(project)?;
-        if let Some(url) = env::var(BACKEND_VAR).ok().filter(|v| !v.trim().is_empty()) {
-            config.backend = parse_backend(&url).map_err(|message| Error::Config {
-                path: PathBuf::from(format!("${BACKEND_VAR}")),
-                line: None,
-                message,
-            })?;
+    /// What this config allows but likely does not mean, one sentence each,
+    /// for `status` and `doctor` to show. An `interval` of 0 is allowed, not
+    /// refused: calls still go one at a time, and backoffs and budgets still
+    /// hold (the benchmarks use it to time the gate's own work); but nothing
+    /// spaces them, which is what pace-hook is for, and nothing else says so.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.interval_ms == 0 {
+            out.push(format!(
+                "`interval` is 0: a call to a site starts as soon as the previous one ends, with no gap; set the gap you want (the default is {})",
+                format_duration(DEFAULT_INTERVAL_MS)
+            ));
         }
-        Ok(config)
-    }
-
-    /// The config a hook run for `project_dir` would load (as
-    /// [`Self::discover`] with `CLAUDE_PROJECT_DIR` set to it), read fresh
-    /// from its file: nothing is written, not even the parsed copy kept in
-    /// the state directory. For `status` and `doctor`, which run from a
-    /// terminal where `CLAUDE_PROJECT_DIR` is not set, and must not write.
-    pub fn read_for(project_dir: Option<&Path>) -> Result<Self> {
-        let mut config = match env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
-            Some(path) => Self::load_text(Path::new(&path))?,
-            None => {
-                let project = project_dir.map(|d| d.join(".claude").join("pace-hook.toml"));
-                let mut found = None;
-                for path in project.into_iter().chain(user_config_path()) {
-                    match Self::load_text(&path) {
-                        Err(Error::ConfigRead { source, .. })
-                            if source.kind() == std::io::ErrorKind::NotFound =>
-                        {
-                            continue;
-                        }
-                        other => {
-                            found = Some(other?);
-                            break;
-                        }
-                    }
-                }
-                found.unwrap_or_default()
-            }
-        };
-        if let Some(url) = env::var(BACKEND_VAR).ok().filter(|v| !v.trim().is_empty()) {
-            config.backend = parse_backend(&url).map_err(|message| Error::Config {
-                path: PathBuf::from(format!("${BACKEND_VAR}")),
-                line: None,
-                message,
-            })?;
-        }
-        Ok(config)
-    }
-
-    /// The project a hook would run for, seen from a terminal:
-    /// `CLAUDE_PROJECT_DIR` when set, else the current directory.
-    pub fn project_dir() -> Option<PathBuf> {
-        env::var_os("CLAUDE_PROJECT_DIR")
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| env::current_dir().ok())
-    }
-
-    fn find(project: Option<&Path>) -> Result<Self> {
-        if let Some(path) = env::var_os("PACE_HOOK_CONFIG").filter(|p| !p.is_empty()) {
-            return Self::load(Path::new(&path));
-        }
-        for path in candidate_paths(project) {
-            match Self::load(&path) {
-                Err(Error::ConfigRead { source, .. })
-                    if source.kind() == std::io::ErrorKind::NotFound =>
-                {
-                    continue;
-                }
-                other => return other,
-            }
-        }
-        Ok(Self::default())
-    }
-
-    /// Load the config at `path`, from the parsed copy in the state
-    /// directory while the file is unchanged.
-    pub fn load(path: &Path) -> Result<Self> {
-        let cached = cache::read(path);
-        if let Some(c) = cached.0 {
-            return Ok(c);
-        }
-        let c = Self::load_text(path)?;
-        if let Some(key) = cached.1 {
-            cache::write(path, &key, &c);
-        }
-        Ok(c)
-    }
-
-    fn load_text(path: &Path) -> Result<Self> {
-        let text = read_regular(path).map_err(|source| Error::ConfigRead {
-            path: path.to_owned(),
-            source,
-        })?;
-        Self::parse(&text, path)
+        out
     }
 
     /// Parse config text; `path` is only for messages.
@@ -348,7 +180,7 @@ impl Config {
         };
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
-            bad(line, e.message().trim().to_owned())
+            bad(line, explain(text, e.span(), e.message().trim()))
         })?;
         // Lines for value errors found after parsing; only looked up on error.
         let line_for = |key: &str| key_line(text, None, key);
@@ -533,191 +365,6 @@ impl Config {
         }
         Ok(config)
     }
-
-    /// The policy of configured site `site`, or the global one.
-    pub fn policy_of(&self, site: Option<Site<'_>>) -> Policy {
-        Policy {
-            interval_ms: site.and_then(|s| s.interval_ms).unwrap_or(self.interval_ms),
-            hold_ms: self.hold_ms,
-            budget: site.and_then(|s| s.budget).or(self.budget),
-        }
-    }
-
-    /// The jitter for configured site `site`, or the global one.
-    pub fn jitter_of(&self, site: Option<Site<'_>>) -> u64 {
-        site.and_then(|s| s.jitter_ms).unwrap_or(self.jitter_ms)
-    }
-
-    /// The gates a request to `host` goes through, each with the policy
-    /// this config requires there.
-    ///
-    /// A host is always paced on its own gate key (its registrable domain),
-    /// whatever the config says, so that processes whose configs differ
-    /// still meet on one gate. A host owned by a configured `[[site]]` is
-    /// also paced on the key of every domain of that site, with the site's
-    /// interval: the group shares one pace, and a process that does not
-    /// define the group still meets it on each domain.
-    pub fn requests_for_host(&self, host: &str) -> Vec<SiteRequest> {
-        let own = crate::key::registrable(host);
-        match self.owner_of(host) {
-            None => vec![SiteRequest {
-                site: own,
-                policy: self.policy_of(None),
-                jitter_ms: self.jitter_ms,
-            }],
-            Some(group) => {
-                let policy = self.policy_of(Some(group));
-                let jitter_ms = self.jitter_of(Some(group));
-                let mut keys: Vec<String> = group.domains().map(crate::key::registrable).collect();
-                keys.push(own);
-                keys.sort();
-                keys.dedup();
-                keys.into_iter()
-                    .map(|site| SiteRequest {
-                        site,
-                        policy,
-                        jitter_ms,
-                    })
-                    .collect()
-            }
-        }
-    }
-
-    /// The configured site with a domain under gate key `key`, the one with
-    /// the longest interval if several.
-    pub fn group_of_key(&self, key: &str) -> Option<Site<'_>> {
-        self.sites()
-            .filter(|g| g.domains().any(|d| crate::key::registrable(d) == key))
-            .max_by_key(|g| g.interval_ms.unwrap_or(self.interval_ms))
-    }
-
-    /// The policy this config requires on gate key `key`: the strictest
-    /// configured site with a domain under that key, else the global one.
-    /// For calls paced on sites known only by their key.
-    pub fn policy_for_key(&self, key: &str) -> Policy {
-        self.request_for_key(key).policy
-    }
-
-    /// [`Self::policy_for_key`], with the jitter that goes with it.
-    pub fn request_for_key(&self, key: &str) -> SiteRequest {
-        let mut policy = self.policy_of(None);
-        let mut jitter_ms = self.jitter_ms;
-        if let Some(group) = self.group_of_key(key) {
-            let p = self.policy_of(Some(group));
-            policy.interval_ms = policy.interval_ms.max(p.interval_ms);
-            policy.budget = p.budget;
-            jitter_ms = self.jitter_of(Some(group));
-        }
-        SiteRequest {
-            site: key.to_owned(),
-            policy,
-            jitter_ms,
-        }
-    }
-
-    /// Every gate key the config names: the keys of every configured
-    /// site's domains.
-    pub fn known_keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = self
-            .sites()
-            .flat_map(|g| g.domains().map(crate::key::registrable).collect::<Vec<_>>())
-            .collect();
-        keys.sort();
-        keys.dedup();
-        keys
-    }
-
-    /// Every configured site, in the order of the file.
-    pub fn sites(&self) -> impl Iterator<Item = Site<'_>> {
-        self.sites.lines().filter_map(Site::parse)
-    }
-
-    /// The configured site named `name`.
-    pub fn site(&self, name: &str) -> Option<Site<'_>> {
-        // A substring search for the line that starts with `name` and a
-        // blank: this runs on every paced event, over every configured site.
-        self.line_with(name, |text, at| {
-            (at == 0 || text.as_bytes()[at - 1] == b'\n')
-                && text.as_bytes().get(at + name.len()) == Some(&b' ')
-        })
-        .filter(|s| s.name == name)
-    }
-
-    /// The configured site that owns `host` (lowercase): the one listing the
-    /// longest domain that is `host` or a parent of it.
-    pub fn owner_of(&self, host: &str) -> Option<Site<'_>> {
-        let mut domain = host;
-        loop {
-            let owner = self
-                .line_with(domain, |text, at| {
-                    text.as_bytes()[at.saturating_sub(1)] == b' '
-                        && matches!(
-                            text.as_bytes().get(at + domain.len()),
-                            Some(b' ' | b'\n') | None
-                        )
-                })
-                .filter(|s| s.domains().any(|d| d == domain));
-            if owner.is_some() {
-                return owner;
-            }
-            match domain.split_once('.') {
-                Some((_, parent)) if !parent.is_empty() => domain = parent,
-                _ => return None,
-            }
-        }
-    }
-
-    /// The site on the first line where `needle` occurs at a place `fits`.
-    fn line_with(&self, needle: &str, fits: impl Fn(&str, usize) -> bool) -> Option<Site<'_>> {
-        let text = self.sites.as_str();
-        if needle.is_empty() {
-            return None;
-        }
-        let mut from = 0;
-        loop {
-            let at = from + text[from..].find(needle)?;
-            if fits(text, at) {
-                let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-                let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-                return Site::parse(&text[start..end]);
-            }
-            // Past the match's first character, not its first byte: the
-            // text may come from a cache file, and the needle from
-            // `pace-hook run --site`, neither of them ASCII.
-            from = at + needle.chars().next().map_or(1, char::len_utf8);
-        }
-    }
-
-    fn push_site<'d>(
-        &mut self,
-        name: &str,
-        interval_ms: Option<u64>,
-        jitter_ms: Option<u64>,
-        budget: Option<Budget>,
-        domains: impl Iterator<Item = &'d str>,
-    ) {
-        use std::fmt::Write as _;
-        self.sites.push_str(name);
-        for v in [interval_ms, jitter_ms] {
-            match v {
-                Some(ms) => {
-                    let _ = write!(self.sites, " {ms}");
-                }
-                None => self.sites.push_str(" -"),
-            }
-        }
-        match budget {
-            Some(b) => {
-                let _ = write!(self.sites, " {}/{}", b.calls, b.window_ms);
-            }
-            None => self.sites.push_str(" -"),
-        }
-        for d in domains {
-            self.sites.push(' ');
-            self.sites.push_str(d);
-        }
-        self.sites.push('\n');
-    }
 }
 
 /// `"300/24h"`: at most 300 calls in any 24 hours.
@@ -756,42 +403,6 @@ pub fn parse_backend(text: &str) -> Result<Backend, String> {
     ))
 }
 
-/// The text of the regular file at `path`. Anything else (a FIFO would hang
-/// the hook until its timeout, which lets the call through) is refused.
-fn read_regular(path: &Path) -> std::io::Result<String> {
-    use std::{io::Read, os::unix::fs::OpenOptionsExt};
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    if !f.metadata()?.is_file() {
-        return Err(std::io::Error::other(
-            "not a regular file; a config must be a plain TOML file",
-        ));
-    }
-    let mut text = String::new();
-    f.read_to_string(&mut text)?;
-    Ok(text)
-}
-
-fn candidate_paths(project: Option<&Path>) -> Vec<PathBuf> {
-    let mut paths = Vec::with_capacity(2);
-    if let Some(dir) = project {
-        paths.push(dir.join(".claude").join("pace-hook.toml"));
-    }
-    paths.extend(user_config_path());
-    paths
-}
-
-/// `$XDG_CONFIG_HOME/pace-hook/config.toml`, else `~/.config/…`.
-fn user_config_path() -> Option<PathBuf> {
-    env::var_os("XDG_CONFIG_HOME")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
-        .map(|dir| dir.join("pace-hook").join("config.toml"))
-}
-
 /// The 1-based line where `key` is set: among the top-level keys (`table`
 /// `None`) or in the `i`-th `[[name]]` table for `Some((name, i))`, else
 /// that table's header.
@@ -823,6 +434,131 @@ fn key_line(text: &str, table: Option<(&str, usize)>, key: &str) -> Option<usize
         }
     }
     header
+}
+
+/// Keys whose value is a duration, at the top level or in a `[[site]]`.
+const DURATION_KEYS: [&str; 6] = [
+    "interval",
+    "in_flight_hold",
+    "max_wait",
+    "stale_after",
+    "jitter",
+    "max_backoff",
+];
+
+/// The TOML reader's `message` about the text at `span`, said in the
+/// config's own terms: what was written, and what to write instead. A
+/// message it has nothing to add to is kept as it is.
+fn explain(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> String {
+    let at = span.clone().map_or(0, |s| s.start.min(text.len()));
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = text[start..end].trim();
+    // The key the line sets, or the table its header opens.
+    let key = line
+        .split_once('=')
+        .map(|(k, _)| k.trim().trim_matches('"').to_owned())
+        .or_else(|| {
+            line.strip_prefix('[')
+                .and_then(|l| l.split_once(']'))
+                .map(|(name, _)| name.trim_matches(['[', ']']).trim().to_owned())
+        })
+        .unwrap_or_default();
+
+    // `interval = 10`: a number where a string goes.
+    for kind in ["integer", "floating point"] {
+        if let Some(rest) = message.strip_prefix(&format!("invalid type: {kind} `")) {
+            let number = rest.split('`').next().unwrap_or_default();
+            // `interval = 10` as written, or a number inside a list.
+            let whole = line
+                .split_once('=')
+                .is_some_and(|(_, v)| v.trim() == number);
+            if !whole {
+                return format!(
+                    "`{key}` holds the number {number} where a string goes: write it in quotes"
+                );
+            }
+            let written = format!("`{key} = {number}` is a number");
+            return if DURATION_KEYS.contains(&key.as_str()) {
+                format!(
+                    "{written}; a duration is a string with its unit: write `{key} = \"{number}s\"` (or ms, m, h)"
+                )
+            } else if key == "budget" {
+                format!(
+                    "{written}; a budget is a string of calls per window: write e.g. `budget = \"{number}/24h\"`"
+                )
+            } else {
+                format!("{written}; `{key}` takes a string, in quotes")
+            };
+        }
+    }
+    // `[tool]` where `[[tool]]` goes: one table, not a list of them.
+    if message == "invalid type: map, expected a sequence" {
+        return if line.starts_with('[') && !line.starts_with("[[") {
+            format!(
+                "`[{key}]` opens one table; each `{key}` entry is its own `[[{key}]]`, with double brackets"
+            )
+        } else {
+            format!(
+                "`{key}` is a table; each `{key}` entry is its own `[[{key}]]`, with double brackets"
+            )
+        };
+    }
+    if message == "duplicate key" {
+        let name = span
+            .and_then(|s| text.get(s))
+            .map(|k| k.trim().trim_matches('"'))
+            .filter(|k| !k.is_empty() && !k.contains('\n'))
+            .unwrap_or(&key);
+        return format!("`{name}` is set twice here; keep one");
+    }
+    // `unknown field `intervl`, expected one of `interval`, ...`
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let (unknown, expected) = rest.split_once('`').unwrap_or((rest, ""));
+        let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        let list = known
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return match closest(unknown, &known) {
+            Some(near) => {
+                format!("unknown key `{unknown}`: did you mean `{near}`? (known here: {list})")
+            }
+            None => format!("unknown key `{unknown}` (known here: {list})"),
+        };
+    }
+    message.to_owned()
+}
+
+/// The one of `known` that `word` is most likely a slip for: within two
+/// edits (one for a word of four letters or fewer), nearest first.
+fn closest<'k>(word: &str, known: &[&'k str]) -> Option<&'k str> {
+    let most = if word.chars().count() <= 4 { 1 } else { 2 };
+    known
+        .iter()
+        .map(|k| (edit_distance(word, k), *k))
+        .filter(|(d, _)| *d <= most)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
@@ -866,14 +602,6 @@ mod tests {
         assert_eq!(c.site("social").map(|s| s.interval_ms), Some(Some(30_000)));
         assert_eq!(c.site("soc"), None);
         assert_eq!(site.domains().collect::<Vec<_>>(), vec!["example.social"]);
-        assert_eq!(c.policy_for_key("example.social").interval_ms, 30_000);
-        assert_eq!(c.policy_for_key("other.com").interval_ms, 10_000);
-        let r = c.requests_for_host("www.example.social");
-        assert_eq!(r.len(), 1);
-        assert_eq!(
-            (r[0].site.as_str(), r[0].policy.interval_ms),
-            ("example.social", 30_000)
-        );
     }
 
     #[test]
@@ -884,6 +612,18 @@ mod tests {
         assert!(m.contains("intervall"), "{m}");
     }
 
+    #[test]
+    fn a_slip_of_a_key_is_matched_to_the_nearest_and_nothing_far_is() {
+        let known = ["interval", "in_flight_hold", "max_wait", "site", "tool"];
+        assert_eq!(closest("intervl", &known), Some("interval"));
+        assert_eq!(closest("max-wait", &known), Some("max_wait"));
+        assert_eq!(closest("sites", &known), Some("site"));
+        // Short words get one edit, not two: `to` is not a slip for `tool`.
+        assert_eq!(closest("to", &known), None);
+        assert_eq!(closest("backoff", &known), None);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("día", "dia"), 1);
+    }
     #[test]
     fn bad_duration_names_the_key_and_line() {
         let e = parse("\nmax_wait = \"ten\"\n").unwrap_err();
@@ -918,20 +658,6 @@ mod tests {
         }
     }
 
-    /// Found by fuzzing (`fuzz/` target `config`, issue 7): looking up a
-    /// name that is not ASCII in site lines that are not (a damaged config
-    /// cache) stepped one byte past a match that did not fit, into the
-    /// middle of a character, and panicked.
-    #[test]
-    fn a_lookup_past_a_character_that_is_not_ascii_goes_on() {
-        let c = Config {
-            sites: "éx - - - a.example\né - - - b.example\n".to_owned(),
-            ..Config::default()
-        };
-        assert_eq!(c.site("é").map(|s| s.name), Some("é"));
-        assert_eq!(c.owner_of("é").map(|s| s.name), None);
-    }
-
     #[test]
     fn stale_after_must_outlast_max_wait() {
         let e = parse("max_wait = \"20m\"\n").unwrap_err();
@@ -939,204 +665,5 @@ mod tests {
             e.to_string(),
             "config `/x/pace-hook.toml` line 1: `stale_after` (15 min) must be longer than `max_wait` (20 min)"
         );
-    }
-}
-
-/// A parsed copy of each config file, kept in the state directory under the
-/// file's identity and change times. With a thousand sites, parsing the TOML
-/// costs several times more than the event that needs it; reading the copy
-/// back is one small JSON parse. Any change to the file (a write changes its
-/// ctime) misses the cache; a bad file is never cached, so its error is
-/// reported every time.
-pub(crate) mod cache {
-    use std::{io::Read, os::unix::fs::MetadataExt, path::Path};
-
-    use super::Config;
-    use crate::state_dir::{Dir, Mode};
-
-    /// dev, inode, size, mtime (s, ns), ctime (s, ns).
-    pub(crate) type Key = [i64; 7];
-
-    fn dir() -> Option<Dir> {
-        let root = crate::state_dir::default_root().ok()?;
-        Dir::open_root(&root, true)
-            .ok()?
-            .sub("config-cache", true)
-            .ok()
-            .flatten()
-    }
-
-    fn name(path: &Path) -> String {
-        crate::key::file_name(&path.to_string_lossy())
-    }
-
-    /// The cached config for `path` if it is current, and the key to cache a
-    /// fresh parse under (`None` if the file cannot be looked at).
-    pub(super) fn read(path: &Path) -> (Option<Config>, Option<Key>) {
-        let Ok(m) = std::fs::metadata(path) else {
-            return (None, None);
-        };
-        if !m.is_file() {
-            return (None, None);
-        }
-        let key: Key = [
-            m.dev() as i64,
-            m.ino() as i64,
-            m.size() as i64,
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec(),
-        ];
-        let cached = dir()
-            .and_then(|d| d.open(&name(path), Mode::Read).ok())
-            .and_then(|mut f| {
-                let mut text = String::new();
-                f.read_to_string(&mut text).ok().map(|_| text)
-            })
-            .and_then(|text| decode(&text, path))
-            .filter(|(k, _)| *k == key)
-            .map(|(_, c)| c);
-        (cached, Some(key))
-    }
-
-    /// Cache `config` for `path` under `key`, best effort.
-    pub(super) fn write(path: &Path, key: &Key, config: &Config) {
-        if let Some(d) = dir() {
-            let _ = d.write_atomic(&name(path), encode(key, config).as_bytes());
-        }
-    }
-
-    const MAGIC: &str = "pace-hook config cache 2";
-
-    /// What the settings line does not hold, as one JSON line.
-    #[derive(serde::Serialize, serde::Deserialize)]
-    struct Extra {
-        budget: Option<crate::pacing::decision::Budget>,
-        backend: super::Backend,
-        on_backend_error: super::OnBackendError,
-        tools: Vec<super::ToolRule>,
-    }
-
-    /// The cache's text: a line of key, a line of numeric settings, a JSON
-    /// line of the rest, then the config's site lines as they are and `end`.
-    /// Loading it is a few allocations, whatever the number of sites.
-    pub(crate) fn encode(key: &Key, c: &Config) -> String {
-        use std::fmt::Write as _;
-        let mut out = format!("{MAGIC}\nkey");
-        for k in key {
-            let _ = write!(out, " {k}");
-        }
-        let _ = write!(
-            out,
-            "\nsettings {} {} {} {} {} {}\n",
-            c.interval_ms,
-            c.hold_ms,
-            c.max_wait_ms,
-            c.stale_after_ms,
-            c.jitter_ms,
-            c.max_backoff_ms
-        );
-        let extra = Extra {
-            budget: c.budget,
-            backend: c.backend.clone(),
-            on_backend_error: c.on_backend_error,
-            tools: c.tools.clone(),
-        };
-        out.push_str("extra ");
-        out.push_str(&serde_json::to_string(&extra).expect("extra serializes"));
-        out.push('\n');
-        out.push_str(&c.sites);
-        out.push_str("end\n");
-        out
-    }
-
-    /// The key and config in a cache text; `None` for anything malformed,
-    /// including a text cut short (it must end with `end`).
-    pub(crate) fn decode(text: &str, path: &Path) -> Option<(Key, Config)> {
-        let mut lines = text.lines();
-        if lines.next()? != MAGIC {
-            return None;
-        }
-        let mut key: Key = [0; 7];
-        let mut fields = lines.next()?.strip_prefix("key ")?.split(' ');
-        for k in &mut key {
-            *k = fields.next()?.parse().ok()?;
-        }
-        let mut n = lines.next()?.strip_prefix("settings ")?.split(' ');
-        let mut num = || -> Option<u64> { n.next()?.parse().ok() };
-        let (interval_ms, hold_ms, max_wait_ms, stale_after_ms, jitter_ms, max_backoff_ms) =
-            (num()?, num()?, num()?, num()?, num()?, num()?);
-        let extra_line = lines.next()?;
-        let extra: Extra = serde_json::from_str(extra_line.strip_prefix("extra ")?).ok()?;
-        // The site lines are the config's own text, sliced out whole. The
-        // file is replaced by rename, so it is whole or absent; `end` guards
-        // against anything cut short all the same.
-        let start = text.find("\nextra ")? + 1;
-        let start = start + text[start..].find('\n')? + 1;
-        let end = text.len().checked_sub(4).filter(|&e| e >= start)?;
-        // `get`: four bytes from the end may fall inside a character.
-        if text.get(end..) != Some("end\n") || !text[..end].ends_with('\n') && end != start {
-            return None;
-        }
-        Some((
-            key,
-            Config {
-                interval_ms,
-                hold_ms,
-                max_wait_ms,
-                stale_after_ms,
-                jitter_ms,
-                budget: extra.budget,
-                max_backoff_ms,
-                backend: extra.backend,
-                on_backend_error: extra.on_backend_error,
-                tools: extra.tools,
-                sites: text[start..end].to_owned(),
-                source: Some(path.to_owned()),
-            },
-        ))
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        #[test]
-        fn the_cache_text_round_trips() {
-            let path = Path::new("/x/c.toml");
-            let c = Config::parse(
-                "interval = \"2s\"\njitter = \"1s\"\nbackend = \"redis://h:1/0\"\n[[site]]\nname = \"a\"\ndomains = [\"a.com\", \"b.org\"]\ninterval = \"30s\"\nbudget = \"5/1h\"\n[[site]]\nname = \"z\"\n[[tool]]\nmatch = \"mcp__x__go\"\nclass = \"pace\"\nurl = \"/url\"\n",
-                path,
-            )
-            .unwrap();
-            let key = [1, 2, 3, 4, 5, 6, -7];
-            assert_eq!(decode(&encode(&key, &c), path), Some((key, c)));
-        }
-
-        #[test]
-        fn a_cut_or_foreign_cache_text_is_a_miss() {
-            let path = Path::new("/x/c.toml");
-            let text = encode(
-                &[0; 7],
-                &Config::parse("[[site]]\nname = \"a\"\n", path).unwrap(),
-            );
-            assert!(decode(&text[..text.len() - 4], path).is_none());
-            assert!(decode("{}", path).is_none());
-        }
-
-        /// Found by fuzzing (`fuzz/` target `config`, issue 7): a cache text
-        /// whose last four bytes began inside a character panicked, and the
-        /// panic blocked every paced call until the cache file was removed.
-        #[test]
-        fn a_cache_text_ending_inside_a_character_is_a_miss() {
-            let path = Path::new("/x/c.toml");
-            let text = encode(
-                &[0; 7],
-                &Config::parse("[[site]]\nname = \"a\"\n", path).unwrap(),
-            );
-            let cut = format!("{}\u{fffd}d\n", &text[..text.len() - 4]);
-            assert!(decode(&cut, path).is_none());
-        }
     }
 }

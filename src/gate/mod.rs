@@ -24,9 +24,11 @@ use crate::{
 };
 
 pub use crate::pacing::request::SiteRequest;
-pub use turn::Ask;
+pub use turn::{Ask, IO_GRACE, io_deadline};
 
 mod turn;
+
+pub(crate) mod requests;
 
 /// A call that was admitted to all its sites.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -599,7 +601,7 @@ mod tests {
     use crate::{
         pacing::clock::{Clock, FakeClock},
         pacing::decision::Budget,
-        store::{LEASE_TTL, MemoryStore, Store},
+        store::{LEASE_TTL, MemoryStore, Queue, Sites, Store},
     };
 
     const T0: EpochMs = 1_800_000_000_000;

@@ -2,37 +2,18 @@
 //! loopback port): what the Redis store's own tests cannot show without the
 //! gate above it.
 
-use std::{path::PathBuf, time::Duration};
-
 use crate::{
     gate::{Gate, SiteRequest, Turn},
     pacing::{
-        clock::Mono,
         decision::Policy,
         log::{Kind, Record},
     },
-    store::{RedisStore, Settings, Store},
+    store::{Log, Sites, Store},
 };
 
-use crate::store::redis::test_server::Server;
-
-fn store(server: &Server, name: &str) -> RedisStore {
-    let home: PathBuf = std::env::temp_dir().join(format!(
-        "pace-hook-redis-gate-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&home);
-    RedisStore::open(&server.url(), home, Settings::default()).unwrap()
-}
-
-fn soon(s: &RedisStore) -> Mono {
-    s.clock().mono().after(Duration::from_secs(5))
-}
-
-const P: Policy = Policy {
-    interval_ms: 1_000,
-    hold_ms: 120_000,
-    budget: None,
+use crate::store::redis::{
+    test_server::Server,
+    tests::{P, soon, store},
 };
 
 #[test]

@@ -64,6 +64,18 @@ impl Ask<'_> {
     }
 }
 
+/// How long past `max_wait` a Pre's I/O may still take: the work after an
+/// admission (its log line, its call record) and the message of a block.
+/// Well under the slack `install` leaves between `max_wait` and the hook's
+/// timeout (15 s), past which the client kills the hook and runs the call.
+pub const IO_GRACE: Duration = Duration::from_secs(5);
+
+/// The deadline for every I/O of a call that may wait `max_wait_ms` from
+/// `arrived`.
+pub fn io_deadline(arrived: Mono, max_wait_ms: u64) -> Mono {
+    arrived.after(Duration::from_millis(max_wait_ms) + IO_GRACE)
+}
+
 /// How long a caller may be held up after its admission before the turn
 /// renews its hold: a quarter of the hold, at most a second.
 pub(crate) fn stall_after(hold_ms: u64) -> Duration {

@@ -43,7 +43,10 @@ impl Memory {
     /// A context on `config`, its store and clock starting at `start`.
     pub(crate) fn new(config: Config, start: u64) -> Self {
         let clock = std::sync::Arc::new(crate::pacing::clock::FakeClock::new(start));
-        let store = crate::store::MemoryStore::new(clock.clone(), config.policy_of(None));
+        let store = crate::store::MemoryStore::new(
+            clock.clone(),
+            crate::gate::requests::policy_of(&config, None),
+        );
         Self {
             config,
             store,
@@ -64,7 +67,7 @@ impl Context for Memory {
         Ok(Box::new(self.store.process()))
     }
     fn log_light(&self, record: &Record, _create: bool) {
-        self.store.log(record);
+        crate::store::Log::log(&self.store, record);
     }
     fn clock(&self) -> &dyn Clock {
         &*self.clock

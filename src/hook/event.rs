@@ -54,6 +54,10 @@ pub(crate) struct HookEvent {
     pub(crate) response_object: Option<Value>,
     /// `error` of a PostToolUseFailure.
     pub(crate) error: Option<String>,
+    /// The most this event may wait for a turn, set by whoever ran the hook
+    /// (the agent kills a hook at its own timeout, and the call then runs
+    /// unpaced): the config's `max_wait` applies only below it.
+    pub(crate) max_wait_ms: Option<u64>,
     /// `duration_ms` of a Post: how long the tool ran.
     pub(crate) duration_ms: Option<u64>,
 }
@@ -205,6 +209,19 @@ impl HookEvent {
                 });
             }
         };
+        Self::from_raw(raw)
+    }
+
+    /// An event in Claude Code's shape, already parsed: what each other
+    /// client's reader builds (see `hook::client`).
+    pub(crate) fn from_value(value: Value) -> Result<Self> {
+        let raw: RawEvent = serde_json::from_value(value).map_err(|e| Error::BadEvent {
+            message: e.to_string(),
+        })?;
+        Self::from_raw(raw)
+    }
+
+    fn from_raw(raw: RawEvent) -> Result<Self> {
         let name = raw.hook_event_name.ok_or(Error::MissingField {
             field: "hook_event_name",
         })?;
@@ -244,6 +261,7 @@ impl HookEvent {
             response_texts: raw.tool_response.0,
             response_object: raw.tool_response.1,
             error,
+            max_wait_ms: None,
             duration_ms: raw
                 .duration_ms
                 .and_then(|d| d.as_u64().or_else(|| d.as_f64().map(|f| f as u64))),
@@ -278,7 +296,7 @@ impl HookEvent {
 /// `bytes` with every `\uXXXX` escape of a UTF-16 surrogate that is not
 /// part of a pair, inside a JSON string, replaced by `\ufffd`. Only escapes
 /// change; the length stays the same.
-fn replace_lone_surrogates(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn replace_lone_surrogates(bytes: &[u8]) -> Vec<u8> {
     fn unit(b: &[u8], at: usize) -> Option<u16> {
         if b.get(at) != Some(&b'\\') || b.get(at + 1) != Some(&b'u') {
             return None;
@@ -332,7 +350,16 @@ pub(crate) fn read_bytes(input: impl Read) -> Result<Vec<u8>> {
 /// message must not tell the model its call was blocked, for it already ran.
 /// Only the wording depends on this, never the exit code.
 pub(crate) fn looks_like_post(bytes: &[u8]) -> bool {
-    let key = b"\"hook_event_name\"";
+    key_value_starts(bytes, "hook_event_name", "PostToolUse")
+}
+
+/// Whether the first `"key"` in `bytes` that stands in the JSON structure
+/// (not inside a string) has a string value starting with `prefix`: what
+/// each client's reader asks of bytes that do not parse.
+pub(crate) fn key_value_starts(bytes: &[u8], key: &str, prefix: &str) -> bool {
+    let key = format!("\"{key}\"");
+    let key = key.as_bytes();
+    let prefix = format!("\"{prefix}");
     let mut in_string = false;
     let mut i = 0;
     while i < bytes.len() {
@@ -344,7 +371,7 @@ pub(crate) fn looks_like_post(bytes: &[u8]) -> bool {
                 let Some(rest) = rest.strip_prefix(b":") else {
                     return false;
                 };
-                return rest.trim_ascii_start().starts_with(b"\"PostToolUse");
+                return rest.trim_ascii_start().starts_with(prefix.as_bytes());
             }
             b'"' => in_string = !in_string,
             _ => {}

@@ -2,6 +2,7 @@
 //! the gate, and say what happened, to the model on a block and to the gate
 //! log always.
 
+pub(crate) mod client;
 pub(crate) mod context;
 pub(crate) mod event;
 #[cfg(test)]
@@ -13,11 +14,11 @@ use crate::{
     config::{Config, OnBackendError},
     duration::format_duration,
     error::{Error, Result},
-    gate::{Ask, Gate, SiteRequest, Spent, Turn},
+    gate::{Admitted, Ask, Gate, SiteRequest, Spent, Turn},
     hook::event::{EventKind, HookEvent},
     pacing::clock::{Clock, Mono},
     pacing::log::{Kind, Record},
-    read::profile::{self, Call, Outcome as ToolOutcome, TabRef, Target, Verdict},
+    read::profile::{self, Call, TabRef, Target, ToolResult, Verdict},
     read::resolve,
     read::site,
     store::{Store, TabEntry, TabMap},
@@ -35,6 +36,16 @@ pub(crate) enum Outcome {
     /// to nobody. A site asked for less traffic; the shared gate fell back
     /// to this machine's.
     Tell(String),
+    /// Let the call go on after a paced wait, and say so: `user` to the
+    /// person (the hook's `systemMessage`), `model` to the model (its
+    /// `additionalContext`). Without it a wait is invisible: Claude Code
+    /// shows only "running PreToolUse hook" for as long as it lasts.
+    Waited {
+        /// Which site, how long, why; one line.
+        user: String,
+        /// The same for the model, with what it means for its next step.
+        model: String,
+    },
 }
 
 /// A Post event that could not be recorded in full. The tool already ran,
@@ -202,6 +213,8 @@ fn pace_verdict(
 ) -> Result<Outcome> {
     let config = ctx.config()?;
     let store = ctx.open_store(config)?;
+    // A slow server must not hold the hook past its client's timeout.
+    store.bound_io(Some(crate::gate::io_deadline(arrived, config.max_wait_ms)));
     let outcome = match pace(
         event,
         config,
@@ -237,6 +250,10 @@ fn log_unknown(ctx: &dyn Context, event: &HookEvent, why: &str) {
 fn noted(outcome: Outcome, warning: Option<&str>) -> Outcome {
     match (outcome, warning) {
         (Outcome::Pass, Some(w)) => Outcome::Tell(w.to_owned()),
+        (Outcome::Waited { user, model }, Some(w)) => Outcome::Waited {
+            user,
+            model: one_line(&format!("{model} {w}")),
+        },
         (Outcome::Block(m), Some(w)) => Outcome::Block(one_line(&format!("{m} {w}"))),
         (outcome, _) => outcome,
     }
@@ -269,18 +286,30 @@ fn pace(
     }
     let mut line = record(event, Kind::Admit, 0);
     line.tool = label.clone();
+    // The agent kills a hook at its timeout and runs the call unpaced: the
+    // wait ends in time to answer, whatever the config allows.
+    let (max_wait_ms, limit) = match event.max_wait_ms {
+        Some(cap) if cap < config.max_wait_ms => (
+            cap,
+            format!("{}, under the agent's hook timeout", format_duration(cap)),
+        ),
+        _ => (
+            config.max_wait_ms,
+            format!("max_wait, {}", format_duration(config.max_wait_ms)),
+        ),
+    };
     let ask = Ask {
         call: &call,
         requests: &requests,
         arrived,
-        max_wait_ms: config.max_wait_ms,
+        max_wait_ms,
         hold_ms: config.hold_ms,
         agent: agent.as_deref(),
         line: &line,
     };
     let turn = gate.take_turn(&ask, &mut |a| learn_before(target, store, a.at_ms))?;
     match turn {
-        Turn::Admitted(_) => Ok(Outcome::Pass),
+        Turn::Admitted(a) => Ok(waited(&a, &requests, store, &label)),
         Turn::OverBudget(s) => Ok(Outcome::Block(budget_message(&label, &requests, &s))),
         Turn::GaveUp(g) => {
             let ahead = match g.ahead {
@@ -289,10 +318,9 @@ fn pace(
                 n => format!("{n} other calls are still ahead of it"),
             };
             Ok(Outcome::Block(one_line(&format!(
-                "pace-hook blocked `{label}` on {}: it waited {} for its turn (the most it may wait is max_wait, {}), and {ahead}; {} should be free in {} at the earliest. Work on something else meanwhile (another site, or what this page already shows), then retry this call.",
+                "pace-hook blocked `{label}` on {}: it waited {} for its turn (the most it may wait is {limit}), and {ahead}; {} should be free in {} at the earliest. Work on something else meanwhile (another site, or what this page already shows), then retry this call.",
                 g.site,
                 format_duration(g.waited_ms),
-                format_duration(config.max_wait_ms),
                 g.site,
                 format_duration(g.more_ms.max(1)),
             ))))
@@ -385,7 +413,7 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
         input: &event.tool_input,
         session: event.session_id.as_deref(),
     };
-    let outcome = ToolOutcome {
+    let outcome = ToolResult {
         texts: &event.response_texts,
         object: event.response_object.as_ref(),
         error: event.error.as_deref(),
@@ -488,7 +516,7 @@ fn listen(
         };
         let key = site::key_for_host(&host);
         if matches!(st.code, 429 | 503) {
-            let interval = config.policy_for_key(&key).interval_ms;
+            let interval = crate::gate::requests::policy_for_key(config, &key).interval_ms;
             let mut set_at = 0;
             let until = store.update_backoff(&key, &mut |s, now| {
                 set_at = now;
@@ -504,6 +532,7 @@ fn listen(
                     .map(|ms| format!(", Retry-After {}", format_duration(ms)))
                     .unwrap_or_default()
             ));
+            r.until_ms = until;
             store.log(&r);
             if let Some(until) = until {
                 let how = if st.retry_after_ms.is_some() {
@@ -684,4 +713,65 @@ pub(crate) fn note_tab(map: &mut TabMap, tab: &TabRef, hosts: &[String], sure: b
             seen_ms: now,
         },
     );
+}
+
+/// A wait shorter than this is not told: it is the ordinary cost of a
+/// paced call (a lock, a short queue), and a line per call would be noise.
+pub(crate) const TELL_AFTER_MS: u64 = 1_000;
+
+/// What to say after admission `a`: nothing for a call admitted at once (or
+/// a second pace-hook for a call already admitted), else which site, how
+/// long and why. The why is read back from the site's state, only for a call
+/// that waited, so the call admitted at once pays nothing for it.
+fn waited(a: &Admitted, requests: &[SiteRequest], store: &dyn Store, label: &str) -> Outcome {
+    if a.duplicate || a.waited_ms < TELL_AFTER_MS {
+        return Outcome::Pass;
+    }
+    let sites: Vec<&str> = a.sites.iter().map(|(s, _)| s.as_str()).collect();
+    let site = sites.join(" and ");
+    let started = a.at_ms.saturating_sub(a.waited_ms);
+    let states: Vec<_> = sites
+        .iter()
+        .filter_map(|s| store.site_state(s).ok().flatten())
+        .collect();
+    // A backoff that ran out while this call waited is what held it.
+    let backoff = states.iter().find_map(|st| {
+        let until = st.backoff?.until_ms;
+        (until > started && until <= a.at_ms.saturating_add(1_000))
+            .then_some((st.site.as_str(), until))
+    });
+    // A call that finished while this one waited was ahead of it.
+    let behind = states
+        .iter()
+        .any(|st| st.last_finish_ms.is_some_and(|f| f > started));
+    let interval = requests
+        .iter()
+        .map(|r| r.policy.interval_ms)
+        .max()
+        .unwrap_or(0);
+    let why = match backoff {
+        Some((s, until)) => format!(
+            "{s} is backing off (it answered 429, or was held back by hand) until {} UTC",
+            crate::pacing::gaps::clock_time(until)
+        ),
+        None if behind => format!(
+            "another call to it was ahead (in flight or queued), and each starts at least {} after the one before ends (interval)",
+            format_duration(interval)
+        ),
+        None if states.iter().any(|st| st.last_finish_ms.is_some()) => format!(
+            "its last call ended less than {} ago (interval: from the end of one call to the start of the next)",
+            format_duration(interval)
+        ),
+        None => "another call held it (in flight), or this process was held up getting its turn"
+            .to_owned(),
+    };
+    let took = format_duration(a.waited_ms);
+    Outcome::Waited {
+        user: one_line(&format!(
+            "pace-hook: `{label}` waited {took} for {site}'s turn: {why}"
+        )),
+        model: one_line(&format!(
+            "pace-hook paced this call: `{label}` waited {took} for {site}'s turn, because {why}. The call then went ahead; there is nothing to retry. Calls to other sites are not held by this one."
+        )),
+    }
 }

@@ -13,7 +13,7 @@ use crate::{
         clock::Clock,
         log::{Kind, Record},
     },
-    store::Store,
+    store::Tabs,
 };
 
 const T0: u64 = 1_800_000_000_000;
@@ -87,9 +87,13 @@ fn a_second_navigate_waits_the_interval_after_the_first_finishes() {
         Outcome::Pass
     );
     ctx.clock.advance(1_000);
+    // It waited, and says so: to the user and to the model.
     assert_eq!(
         run(&ctx, &navigate("n2", "https://www.example.com/b")),
-        Outcome::Pass
+        Outcome::Waited {
+            user: "pace-hook: `navigate` waited 9 s for example.com's turn: its last call ended less than 10 s ago (interval: from the end of one call to the start of the next)".into(),
+            model: "pace-hook paced this call: `navigate` waited 9 s for example.com's turn, because its last call ended less than 10 s ago (interval: from the end of one call to the start of the next). The call then went ahead; there is nothing to retry. Calls to other sites are not held by this one.".into(),
+        }
     );
     let records = ctx.store.records();
     let admits = of_kind(&records, Kind::Admit);
@@ -108,9 +112,12 @@ fn a_pre_held_up_past_its_hold_after_admission_queues_again() {
     // Stopped right after its admission was logged, for longer than its hold.
     ctx.store
         .stall_after_next(Kind::Admit, Duration::from_millis(1_500));
-    assert_eq!(
-        run(&ctx, &navigate("n1", "https://example.com/a")),
-        Outcome::Pass
+    let Outcome::Waited { user, .. } = run(&ctx, &navigate("n1", "https://example.com/a")) else {
+        panic!("a call held up 1.5 s says it waited")
+    };
+    assert!(
+        user.ends_with("this process was held up getting its turn"),
+        "{user}"
     );
     let records = ctx.store.records();
     let kinds: Vec<Kind> = records.iter().map(|r| r.event).collect();
@@ -156,7 +163,13 @@ fn a_429_with_retry_after_holds_the_next_call_back_and_tells_the_model() {
         ),
         "{told}"
     );
-    assert_eq!(run(&ctx, &pre("w2")), Outcome::Pass);
+    let Outcome::Waited { user, .. } = run(&ctx, &pre("w2")) else {
+        panic!("the call held back says it waited")
+    };
+    assert!(
+        user.contains("example.com's turn: example.com is backing off (it answered 429, or was held back by hand) until "),
+        "{user}"
+    );
     let records = ctx.store.records();
     let backoff = of_kind(&records, Kind::Backoff)[0];
     let admits = of_kind(&records, Kind::Admit);
@@ -190,7 +203,10 @@ fn a_result_s_tab_context_moves_the_tab_map_and_the_next_click_paces_there() {
         json!({"action": "left_click", "coordinate": [10, 10], "tabId": 1}),
         json!({}),
     );
-    assert_eq!(run(&ctx, &click), Outcome::Pass);
+    let Outcome::Waited { user, .. } = run(&ctx, &click) else {
+        panic!("the click waited 3 s")
+    };
+    assert!(user.contains("waited 3 s for example.net's turn"), "{user}");
     let records = ctx.store.records();
     let admits = of_kind(&records, Kind::Admit);
     assert_eq!(admits[1].sites, ["example.net"], "{records:#?}");

@@ -41,6 +41,14 @@ pub struct Policy {
     pub budget: Option<Budget>,
 }
 
+impl Policy {
+    /// How long a state rebuilt as lost with this policy ([`SiteState::lost`])
+    /// keeps its site busy: a hold, then an interval.
+    pub fn lost_for_ms(&self) -> u64 {
+        self.hold_ms.saturating_add(self.interval_ms)
+    }
+}
+
 /// At most `calls` admissions to a site in any sliding window of
 /// `window_ms`, counted across every process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -792,5 +800,6 @@ mod tests {
     fn lost_state_is_busy_for_a_hold_and_an_interval() {
         let s = SiteState::lost("a.com", 1_000, &POLICY);
         assert_eq!(decide(1_000, &s, &POLICY), Decision::WaitUntil(131_000));
+        assert_eq!(1_000 + POLICY.lost_for_ms(), 131_000);
     }
 }

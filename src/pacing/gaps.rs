@@ -156,14 +156,25 @@ pub fn gaps(records: &[Record]) -> BTreeMap<String, Vec<Gap>> {
 }
 
 /// The report `pace-hook gaps` prints, and whether any gap was short.
+/// Every site the log admitted a call to is listed (one with no gap yet
+/// says so); a site asked for that the log never admitted is said to be
+/// missing, with the sites the log does have.
 pub fn report(records: &[Record], only_site: Option<&str>) -> (String, bool) {
     let mut text = String::new();
     let mut any_short = false;
     let all = gaps(records);
-    for (site, gaps) in all
+    let admitted: std::collections::BTreeSet<&str> = records
         .iter()
-        .filter(|(s, _)| only_site.is_none_or(|o| o == s.as_str()))
+        .filter(|r| r.event == Kind::Admit && !is_duplicate(r))
+        .flat_map(|r| r.sites.iter().map(String::as_str))
+        .collect();
+    let none = Vec::new();
+    for site in admitted
+        .iter()
+        .copied()
+        .filter(|s| only_site.is_none_or(|o| o == *s))
     {
+        let gaps = all.get(site).unwrap_or(&none);
         let smallest = gaps.iter().map(Gap::ms).min();
         let _ = writeln!(text, "{site}");
         for g in gaps {
@@ -199,8 +210,17 @@ pub fn report(records: &[Record], only_site: Option<&str>) -> (String, bool) {
             }
         }
     }
-    if all.is_empty() {
+    if admitted.is_empty() {
         text.push_str("no admissions in the log yet\n");
+    } else if let Some(site) = only_site
+        && !admitted.contains(site)
+    {
+        let known: Vec<&str> = admitted.iter().copied().collect();
+        let _ = writeln!(
+            text,
+            "no calls to {site} in the gate log; it has {}",
+            known.join(", ")
+        );
     }
     (text, any_short)
 }

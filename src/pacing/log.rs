@@ -92,9 +92,14 @@ pub struct Record {
     /// each site's own time, for `gaps`; `ts` is the last of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finished_ms: Vec<EpochMs>,
-    /// Why (skip, block, give_up).
+    /// Why (skip, block, give_up, backoff).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Until when the site is held back (backoff; `ts` for one cleared),
+    /// so the timeline can say a wait was the backoff's. Absent from logs
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_ms: Option<EpochMs>,
 }
 
 impl Record {
@@ -116,6 +121,7 @@ impl Record {
             admitted_ms: Vec::new(),
             finished_ms: Vec::new(),
             reason: None,
+            until_ms: None,
         }
     }
 }

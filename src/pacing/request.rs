@@ -1,6 +1,6 @@
 //! What a call asks of one site: the site's key and the policy its caller
 //! requires there. The config's settings become requests in
-//! `Config::requests_for_host`; the gate takes them in turn.
+//! `gate::requests`; the gate takes them in turn.
 
 use crate::pacing::decision::Policy;
 

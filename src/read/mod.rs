@@ -7,7 +7,7 @@
 
 pub(crate) mod matcher;
 pub(crate) mod profile;
-pub(crate) mod reach;
 pub(crate) mod resolve;
 pub(crate) mod script;
 pub(crate) mod site;
+pub(crate) mod url;

@@ -12,9 +12,9 @@
 use crate::{
     config::Config,
     error::Result,
-    gate::SiteRequest,
+    gate::{SiteRequest, requests},
     read::profile::{TabRef, Target},
-    read::reach::{self, Reach},
+    read::url::{Reach, reach, reach_absolute},
     store::{Store, TabEntry, TabMap},
 };
 
@@ -31,7 +31,7 @@ pub(crate) const ANY_HOST: &str = "*";
 /// names. A `javascript:` URL is a script the profile has analysed already;
 /// here it counts as unreadable.
 pub(crate) fn hosts_of_url(url: &str) -> Vec<String> {
-    hosts_of(reach::reach(url))
+    hosts_of(reach(url))
 }
 
 fn hosts_of(r: Reach) -> Vec<String> {
@@ -55,7 +55,7 @@ fn hosts_of(r: Reach) -> Vec<String> {
 /// The hosts an absolute URL found in a script or a page reaches; none for a
 /// relative one, which goes to the page's own site.
 pub(crate) fn hosts_of_absolute(url: &str) -> Vec<String> {
-    reach::reach_absolute(url).map(hosts_of).unwrap_or_default()
+    reach_absolute(url).map(hosts_of).unwrap_or_default()
 }
 
 /// The gates a call with `target` is paced on; empty for a call that
@@ -118,7 +118,7 @@ pub(crate) fn requests_for(
         if h == ANY_HOST {
             every = true;
         } else {
-            out.extend(config.requests_for_host(h));
+            out.extend(requests::for_host(config, h));
         }
     }
     if every {
@@ -158,5 +158,5 @@ pub(crate) fn every_known_site(config: &Config, store: &dyn Store) -> Result<Vec
     if keys.is_empty() {
         keys.push(UNKNOWN_SITE.to_owned());
     }
-    Ok(keys.iter().map(|k| config.request_for_key(k)).collect())
+    Ok(keys.iter().map(|k| requests::for_key(config, k)).collect())
 }

@@ -1,5 +1,5 @@
 //! Sites: from a URL or host to the key that one gate is kept under, and from
-//! a key to a file name. Reading the URL is the `reach` module's job.
+//! a key to a file name. Reading the URL is the `url` module's job.
 //!
 //! Invariant: whatever a URL, a tab title or a config value says, the file
 //! name made from a key is one path component of safe characters, so nothing
@@ -7,7 +7,7 @@
 
 #[cfg(doc)]
 use crate::config::Config;
-use crate::read::reach::{self, Reach};
+use crate::read::url::{Reach, reach};
 
 /// The host a URL, a host or a site a person typed means (`pace-hook run
 /// --site`, the library's `Pacer`): the URL's host, or for a URL that cannot
@@ -16,7 +16,7 @@ use crate::read::reach::{self, Reach};
 /// For hook events, where what cannot be read must pace every site, use
 /// [`crate::read::resolve::hosts_of_url`].
 pub(crate) fn host_of_url(url: &str) -> Option<String> {
-    match reach::reach(url) {
+    match reach(url) {
         Reach::Host(host)
         | Reach::Unreadable {
             guess: Some(host), ..
@@ -29,7 +29,7 @@ pub(crate) fn host_of_url(url: &str) -> Option<String> {
 /// for any other URL. Such a navigation runs the code in the tab instead of
 /// loading a page.
 pub(crate) fn script_of_url(url: &str) -> Option<String> {
-    match reach::reach(url) {
+    match reach(url) {
         Reach::Script(code) => Some(code),
         _ => None,
     }
@@ -38,7 +38,7 @@ pub(crate) fn script_of_url(url: &str) -> Option<String> {
 /// The gate key for a host: its registrable domain (`www.example.co.uk` and
 /// `api.example.co.uk` are both `example.co.uk`); IP addresses and
 /// `localhost` key as themselves. The config never changes a host's key (see
-/// [`Config::requests_for_host`]): every process meets every other on it.
+/// [`crate::gate::requests::for_host`]): every process meets every other on it.
 pub(crate) fn key_for_host(host: &str) -> String {
     crate::key::registrable(host)
 }
@@ -110,7 +110,7 @@ mod tests {
     fn a_configured_site_paces_its_domains_together_and_on_their_own_keys() {
         let c = config();
         let keys = |h: &str| {
-            c.requests_for_host(h)
+            crate::gate::requests::for_host(&c, h)
                 .into_iter()
                 .map(|r| r.site)
                 .collect::<Vec<_>>()

@@ -3,12 +3,21 @@
 //! with a fake clock) and a networked store are interchangeable, and which
 //! one runs is chosen from the config when the program runs.
 //!
-//! A store keeps, per site: the site's [`SiteState`], changed only by the
-//! steps of [`crate::pacing::decision`] applied atomically (under a lock, a mutex, or
-//! as one server-side script); a FIFO queue of waiting callers; and a way to
-//! sleep until the state changes. Beside them it keeps the tab map and the
-//! record of which sites each admitted call marked, for the Post side, and the
-//! gate log.
+//! A store is the sum of one trait per concern, and each store's files
+//! mirror them (`file/`, `memory/`, `redis/`, each with `sites.rs`,
+//! `queue.rs`, `tabs.rs`, `log.rs`):
+//! - [`Sites`]: per site, its [`SiteState`], changed only by the steps of
+//!   [`crate::pacing::step`] applied atomically (under a lock, a mutex, or as
+//!   one server-side script), and a way to sleep until it changes;
+//! - [`Queue`]: per site, a FIFO queue of waiting callers, and the leases of
+//!   calls that wait for several sites;
+//! - [`Tabs`]: the tab map and the record of which sites each admitted call
+//!   marked, for the Post side;
+//! - [`Log`]: the gate log;
+//! - and [`Store`] itself: the clock, and what to call the store in messages.
+//!
+//! A store holds no pacing rule of its own and never waits for a site's
+//! turn: the rules are in `pacing`, the waiting in `gate`.
 //!
 //! # Keeping a place alive
 //! A caller that waits holds things other callers wait behind: a place in a
@@ -26,42 +35,53 @@
 //!   [`LEASE_TTL`], renewed the same way.
 //!
 //! A caller whose place was reclaimed while it was stopped finds out through
-//! [`Place::still_held`] or a failed [`Store::confirm`] and starts over.
+//! [`Place::still_held`] or a failed [`Sites::confirm`] and starts over.
 
-use std::{collections::BTreeMap, path::PathBuf, time::Duration};
-
-use serde::{Deserialize, Serialize};
+use std::{
+    path::{Path, PathBuf},
+    sync::OnceLock,
+    time::Duration,
+};
 
 use crate::{
     config::{Backend, Config, OnBackendError},
     error::{Error, Result},
-    pacing::clock::{Clock, EpochMs, Mono},
-    pacing::decision::{Decision, Policy, SiteState},
+    pacing::clock::Clock,
+    pacing::decision::Policy,
     pacing::log::{Kind, Record},
+    state_dir::Dir,
 };
 
 pub mod file;
 mod heartbeat;
+mod log;
 pub mod memory;
+mod queue;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod sites;
+mod tabs;
 
 pub use file::FileStore;
+pub use log::Log;
 pub use memory::MemoryStore;
+pub use queue::{Lease, Place, Queue, QueueTimeout};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
+pub use sites::{Attempt, Sites, Stepped, Watch};
+pub use tabs::{CallRecord, TabEntry, TabMap, Tabs};
 
 /// What a store needs from the config: the policy a lost state is rebuilt
 /// with, and when a queue place is reclaimed regardless of its owner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
+pub struct Options {
     /// Interval and hold for a site whose state was lost.
     pub lost: Policy,
     /// Age after which a queue place is reclaimed even if its owner renews it.
     pub stale_after_ms: u64,
 }
 
-impl Default for Settings {
+impl Default for Options {
     fn default() -> Self {
         Self {
             lost: Policy {
@@ -74,11 +94,17 @@ impl Default for Settings {
     }
 }
 
-impl Settings {
+impl Options {
     /// The settings `config` gives.
     pub fn of(config: &Config) -> Self {
         Self {
-            lost: config.policy_of(None),
+            // The global policy, as `gate::requests::policy_of(config, None)`
+            // gives it (the gate is a layer above the stores).
+            lost: Policy {
+                interval_ms: config.interval_ms,
+                hold_ms: config.hold_ms,
+                budget: config.budget,
+            },
             stale_after_ms: config.stale_after_ms,
         }
     }
@@ -97,7 +123,7 @@ pub fn open(config: &Config) -> Result<Box<dyn Store>> {
 /// its log and through [`Store::warning`].
 pub fn open_in(root: PathBuf, config: &Config) -> Result<Box<dyn Store>> {
     let url = match &config.backend {
-        Backend::File => return Ok(Box::new(FileStore::open(root, Settings::of(config))?)),
+        Backend::File => return Ok(Box::new(FileStore::open(root, Options::of(config))?)),
         Backend::Redis(url) => url,
     };
     match open_redis(url, &root, config) {
@@ -110,7 +136,7 @@ pub fn open_in(root: PathBuf, config: &Config) -> Result<Box<dyn Store>> {
 
 #[cfg(feature = "redis")]
 fn open_redis(url: &str, root: &std::path::Path, config: &Config) -> Result<Box<dyn Store>> {
-    Ok(Box::new(RedisStore::open(url, root, Settings::of(config))?))
+    Ok(Box::new(RedisStore::open(url, root, Options::of(config))?))
 }
 
 #[cfg(not(feature = "redis"))]
@@ -125,7 +151,7 @@ fn open_redis(url: &str, _root: &std::path::Path, _config: &Config) -> Result<Bo
 /// The file gate in `root`, standing in for a shared backend that failed
 /// with `error`: one line in the gate log, and a warning for the model.
 pub fn fall_back(root: PathBuf, config: &Config, error: &Error) -> Result<Box<dyn Store>> {
-    let store = FileStore::open(root, Settings::of(config))?.with_warning(format!(
+    let store = FileStore::open(root, Options::of(config))?.with_warning(format!(
         "pace-hook could not use its shared gate ({error}), so it paced this call only against other calls on this machine (on_backend_error = \"local\"): calls from other machines to the same site may come closer together than the interval. Tell the user if this keeps happening."
     ));
     let mut r = Record::new(Kind::Backend, store.clock().now_floor(), "");
@@ -134,6 +160,19 @@ pub fn fall_back(root: PathBuf, config: &Config, error: &Error) -> Result<Box<dy
     ));
     store.log(&r);
     Ok(Box::new(store))
+}
+
+/// A store's state directory on this machine, `path`, made (private) and
+/// checked on first use: the same answer every time after.
+fn state_root<'a>(
+    cell: &'a OnceLock<std::result::Result<Dir, String>>,
+    path: &Path,
+) -> Result<&'a Dir> {
+    cell.get_or_init(|| Dir::open_root(path, true).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|message| Error::StateDir {
+            message: message.clone(),
+        })
 }
 
 /// A backend URL fit to print, and the password it held: the password (or
@@ -171,220 +210,11 @@ pub const RENEW_EVERY: Duration = Duration::from_millis(1_000);
 /// stopped or gone, and is reclaimed.
 pub const LEASE_TTL: Duration = Duration::from_millis(5_000);
 
-/// A caller could not reach the head of a site's queue before its deadline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QueueTimeout {
-    /// How many callers were still ahead of it.
-    pub ahead: usize,
-}
-
-/// One look at a site, made atomically by the store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Attempt {
-    /// The store's time of the look (the admission time, if admitted).
-    pub at: EpochMs,
-    /// What the look decided.
-    pub decision: Decision,
-    /// For [`Decision::WaitUntil`]: how long to wait before looking again,
-    /// from the moment the store returned, by the store's clock: until the
-    /// time decided, or less if the state may change without a write the
-    /// watch would see (a lease lapsing).
-    pub wait: Duration,
-    /// No call is in flight on the site: only finishes and a backoff stand in
-    /// the way, and nothing but a hand-cleared backoff can make the site due
-    /// sooner. The waiter may then drop its watch and sleep the whole wait.
-    pub settled: bool,
-}
-
-/// A place in a site's queue. Dropping it leaves the queue.
-pub trait Place: Send {
-    /// The place's ticket number (arrival order), for the log.
-    fn ticket(&self) -> u64;
-    /// Whether the place is still this caller's: `false` once it was
-    /// reclaimed while the process was stopped.
-    fn still_held(&self) -> Result<bool>;
-}
-
-/// Ties holds taken while a call still waits for other sites to this
-/// process: they lapse when it dies or stops. Dropping it ends the lease.
-pub trait Lease: Send {
-    /// The id stored with each hold it keeps.
-    fn id(&self) -> &str;
-}
-
-/// Sleeps until a site's state may have changed.
-pub trait Watch {
-    /// Return when the site's state changes or `timeout` has passed, whichever
-    /// is first. Waking early is allowed; the caller looks again.
-    fn wait(&mut self, timeout: Duration) -> Result<()>;
-}
-
-/// The tab map, shared by every process: where each browser tab is.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TabMap {
-    /// Tab key (see [`crate::read::profile::TabRef::key`]) → what it is on.
-    #[serde(default)]
-    pub tabs: BTreeMap<String, TabEntry>,
-    /// Browser key → the key of its current tab, for tools that act on "the
-    /// current tab" without naming it.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub current: BTreeMap<String, String>,
-}
-
-/// What one tab is on.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TabEntry {
-    /// Hosts the tab may be on now: one once a tool result has shown it; the
-    /// old and the new host while a navigation has no result yet; none for a
-    /// page on no site (`about:blank`). Hosts, not site keys, so that the Post
-    /// side needs no config. A `*` means "could not be read": every site.
-    #[serde(alias = "sites")]
-    pub hosts: Vec<String>,
-    /// Hosts the tab has been on, oldest first, at most
-    /// [`TabMap::MAX_HISTORY`]: where `back` and `forward` can lead.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub history: Vec<String>,
-    /// When this was learnt.
-    pub seen_ms: EpochMs,
-}
-
-impl TabMap {
-    /// The most tabs kept; the oldest are forgotten first.
-    pub const MAX_TABS: usize = 512;
-    /// The most history hosts kept per tab.
-    pub const MAX_HISTORY: usize = 16;
-
-    /// Drop the oldest entries beyond [`Self::MAX_TABS`]: one sort, not a
-    /// scan per entry, however many a result listed.
-    pub fn trim(&mut self) {
-        if self.tabs.len() <= Self::MAX_TABS {
-            return;
-        }
-        let mut ages: Vec<(EpochMs, String)> = self
-            .tabs
-            .iter()
-            .map(|(k, e)| (e.seen_ms, k.clone()))
-            .collect();
-        ages.sort_unstable();
-        let excess = self.tabs.len() - Self::MAX_TABS;
-        for (_, k) in ages.into_iter().take(excess) {
-            self.tabs.remove(&k);
-        }
-        let tabs = &self.tabs;
-        self.current.retain(|_, t| tabs.contains_key(t));
-    }
-}
-
-/// Which sites an admitted call marked, saved for its Post event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CallRecord {
-    /// The call's key (session, agent, `tool_use_id`).
-    pub call: String,
-    /// Site keys it was admitted to.
-    pub sites: Vec<String>,
-    /// When it was admitted.
-    pub started_ms: EpochMs,
-    /// The strictest interval its caller required on any of its sites: a
-    /// finish recorded on a site the result reveals carries it.
-    #[serde(default)]
-    pub interval_ms: u64,
-}
-
-/// Shared gate state. Object-safe, so the backend is chosen at run time.
-pub trait Store: Send + Sync {
+/// Shared gate state: each concern in its own trait, and the store as their
+/// sum. Object-safe, so the backend is chosen at run time.
+pub trait Store: Sites + Queue + Tabs + Log {
     /// The clock for deadlines and sleeps in this process.
     fn clock(&self) -> &dyn Clock;
-
-    /// Whether nobody is waiting in `site`'s queue.
-    fn queue_is_empty(&self, site: &str) -> Result<bool>;
-
-    /// Join `site`'s queue and return once every caller that joined earlier
-    /// has left it (or was reclaimed), or give up at `deadline`.
-    fn join_queue(
-        &self,
-        site: &str,
-        deadline: Mono,
-    ) -> Result<Result<Box<dyn Place>, QueueTimeout>>;
-
-    /// Start watching `site`'s state. Taken before reading the state, so a
-    /// change between the read and the wait is not missed.
-    fn watch(&self, site: &str) -> Result<Box<dyn Watch>>;
-
-    /// A lease for holds taken while a call waits for its other sites.
-    fn lease(&self) -> Result<Box<dyn Lease>>;
-
-    /// One atomic look at `site`: drop holds whose lease lapsed, then
-    /// [`SiteState::try_admit`] `call` for a caller with `policy`. A state
-    /// that cannot be read is set busy as of now ([`SiteState::lost`]) and
-    /// the call fails with [`crate::Error::CorruptState`]: unreadable never
-    /// means free.
-    fn try_admit(
-        &self,
-        site: &str,
-        call: &str,
-        policy: &Policy,
-        lease: Option<&str>,
-        deadline: Mono,
-    ) -> Result<Attempt>;
-
-    /// Record that `call` finished now on `site` ([`SiteState::finish`]);
-    /// returns the finish time written.
-    fn finish(&self, site: &str, call: &str, interval_ms: u64) -> Result<EpochMs>;
-
-    /// Forget `call`'s hold on `site`: it sent nothing.
-    fn cancel(&self, site: &str, call: &str) -> Result<bool>;
-
-    /// Turn `call`'s hold on `site` into an ordinary one from `started`
-    /// ([`SiteState::confirm`]); `false` if it lapsed.
-    fn confirm(&self, site: &str, call: &str, started: EpochMs, hold_ms: u64) -> Result<bool>;
-
-    /// Keep `call` in flight on `site` for another `hold_ms` from now.
-    fn extend(&self, site: &str, call: &str, hold_ms: u64) -> Result<bool>;
-
-    /// Change `site`'s backoff as one step: `f` gets the state and the
-    /// store's now. Returns what `f` returned.
-    fn update_backoff(
-        &self,
-        site: &str,
-        f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
-    ) -> Result<Option<EpochMs>>;
-
-    /// `site`'s state as it stands, if it has one (for messages and status).
-    /// A look: it never writes, heals or reclaims anything, and neither do
-    /// [`Store::known_sites`], [`Store::queue_len`], [`Store::tabs`] and
-    /// [`Store::read_log`], so `status` can read through them.
-    fn site_state(&self, site: &str) -> Result<Option<SiteState>>;
-
-    /// Every site that has state in the store.
-    fn known_sites(&self) -> Result<Vec<String>>;
-
-    /// How many callers wait in `site`'s queue.
-    fn queue_len(&self, site: &str) -> Result<usize>;
-
-    /// The tab map.
-    fn tabs(&self) -> Result<TabMap>;
-
-    /// Change the tab map as one step.
-    fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()>;
-
-    /// Save which sites a call marked. With `agent` (the session, or a
-    /// subagent in it), the record is that agent's one open call: an agent's
-    /// paced calls run one at a time.
-    fn save_call(&self, record: &CallRecord, agent: Option<&str>) -> Result<()>;
-
-    /// Take the record of `call` (it is closed: a second take finds nothing).
-    fn take_call(&self, call: &str, agent: Option<&str>) -> Result<Option<CallRecord>>;
-
-    /// The call `agent` was last admitted for, if no finish has taken it.
-    fn open_call_of(&self, agent: &str) -> Result<Option<CallRecord>>;
-
-    /// Append `record` to the gate log, best effort: a full disk must not
-    /// turn a call the gate admitted into a blocked one.
-    fn log(&self, record: &Record);
-
-    /// Every record of the gate log this store can see, and how many lines
-    /// could not be read.
-    fn read_log(&self) -> Result<(Vec<Record>, usize)>;
 
     /// Where this store keeps its state, for messages (`status`, `doctor`).
     fn describe(&self) -> String;
@@ -394,6 +224,14 @@ pub trait Store: Send + Sync {
     fn warning(&self) -> Option<&str> {
         None
     }
+
+    /// Bound every I/O from now on by `until` (a call's deadline, on this
+    /// process's monotonic clock; `None` lifts it): a store that talks to a server shortens
+    /// each command's timeout to what is left, and fails a command once
+    /// nothing is, so a slow server cannot hold a hook past its client's
+    /// timeout (which would let the call run unpaced). Local stores' I/O is
+    /// bounded already (their locks wait with deadlines of their own).
+    fn bound_io(&self, _until: Option<crate::pacing::clock::Mono>) {}
 }
 
 #[cfg(test)]

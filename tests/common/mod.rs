@@ -178,11 +178,35 @@ pub fn ts(r: &Value) -> u64 {
     r["ts"].as_u64().unwrap()
 }
 
+/// The call goes on: exit 0, and nothing on stdout but, for a call that
+/// waited a second or more for its turn, the answer that tells the wait
+/// (tests/waits.rs checks that answer; [`assert_silent`] wants nothing).
 pub fn assert_pass(o: &Output) {
+    assert_admitted(o);
+}
+
+/// The call goes on and the hook says nothing at all.
+pub fn assert_silent(o: &Output) {
     assert_eq!(code(o), 0, "stderr: {}", stderr(o));
     assert!(
         o.stdout.is_empty(),
         "stdout: {:?}",
         String::from_utf8_lossy(&o.stdout)
     );
+}
+
+/// The call goes on after waiting for its turn: exit 0, and stdout either
+/// empty or the hook's answer telling the wait (a call that waited a second
+/// or more says so, see tests/waits.rs).
+pub fn assert_admitted(o: &Output) {
+    assert_eq!(code(o), 0, "stderr: {}", stderr(o));
+    if !o.stdout.is_empty() {
+        let answer: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(
+            answer["systemMessage"]
+                .as_str()
+                .is_some_and(|m| m.contains(" waited ")),
+            "stdout: {answer}"
+        );
+    }
 }

@@ -20,17 +20,35 @@ pub struct Server {
     extra: Vec<String>,
 }
 
+/// The `redis-server` on `PATH`. Without one, the calling test fails with one
+/// line saying what to install, and no backtrace: the failure is the
+/// machine's, not the code's, and this machine's `RUST_BACKTRACE=1` would
+/// otherwise bury the line under a page of frames per test.
 pub fn redis_server() -> PathBuf {
     std::env::var_os("PATH")
         .into_iter()
         .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .map(|d| d.join("redis-server"))
         .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "redis-server is not on PATH: install it (`apt-get install -y redis-server`); the Redis tests never skip"
-            )
-        })
+        .unwrap_or_else(|| missing_redis_server())
+}
+
+/// What a Redis test says on a machine without `redis-server`.
+pub const MISSING: &str = "redis-server is not on PATH: run `scripts/test`, which installs it, or `apt-get install -y redis-server`; the Redis tests never skip";
+
+fn missing_redis_server() -> ! {
+    use std::sync::Once;
+    static SAID: Once = Once::new();
+    // Once straight to the terminal, past the test harness's capture, so
+    // the line shows while the suite runs; and into the test's own output,
+    // which the harness prints under the test's name among the failures.
+    SAID.call_once(|| {
+        let _ = writeln!(std::io::stderr(), "\n{MISSING}\n");
+    });
+    eprintln!("{MISSING}");
+    // `resume_unwind` fails the test without calling the panic hook: no
+    // "panicked at" and no backtrace, only the line above.
+    std::panic::resume_unwind(Box::new(MISSING))
 }
 
 impl Server {
@@ -109,6 +127,7 @@ impl Server {
     }
 
     /// A connection for looking at the keys from outside.
+    #[cfg(feature = "redis")]
     pub fn client(&self) -> redis::Connection {
         redis::Client::open(self.url())
             .unwrap()

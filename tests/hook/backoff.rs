@@ -44,7 +44,11 @@ fn a_429_with_retry_after_holds_the_site_back_and_tells_the_model() {
     // Another session's fetch waits out the Retry-After, not the interval.
     fetch(&gate, &webfetch("b", "B", 200, None));
     assert!(ts(&gate.record("admit", "b")) >= end + 2_000);
-    assert_eq!(gate.events("backoff").len(), 1);
+    let backoffs = gate.events("backoff");
+    assert_eq!(backoffs.len(), 1);
+    // The log says until when, for the timeline to name the wait.
+    let set = ts(&backoffs[0]);
+    assert_eq!(backoffs[0]["until_ms"].as_u64(), Some(set + 2_000));
 }
 
 #[test]
@@ -102,6 +106,13 @@ fn backoff_by_hand_holds_a_site_back_and_clear_ends_it() {
         String::from_utf8_lossy(&out.stdout),
         "example.com: backoff cleared\n"
     );
+    // Each record says until when the site is held back; a clear, now.
+    let until: Vec<u64> = gate
+        .events("backoff")
+        .iter()
+        .map(|r| r["until_ms"].as_u64().unwrap() - ts(r))
+        .collect();
+    assert_eq!(until, [1_500, 3_600_000, 0]);
     let started = Instant::now();
     assert_pass(&gate.run(&pre_navigate("b", "https://example.com/", 1)));
     assert!(started.elapsed() < Duration::from_secs(5));

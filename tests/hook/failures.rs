@@ -176,7 +176,7 @@ fn usage_errors_block_rather_than_exit_1() {
     assert_eq!(code(&out), 2);
     assert_eq!(
         stderr(&out),
-        "pace-hook: unknown command `--frobnicate`; see `pace-hook --help`\n"
+        "pace-hook: unexpected argument '--frobnicate' found\n\nUsage: pace-hook [COMMAND]\n\nFor more information, try '--help'.\n"
     );
 }
 

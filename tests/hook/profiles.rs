@@ -21,7 +21,7 @@ fn webfetch_is_paced_on_its_url_and_its_post_records_the_finish() {
     assert_pass(&gate.run(&event_in("PreToolUse.WebSearch", "s1", "A")));
     assert_eq!(
         gate.record("skip", "s1")["reason"],
-        "searches through Anthropic, not the sites"
+        "searches through the agent's provider, not the sites"
     );
 }
 

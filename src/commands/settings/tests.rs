@@ -256,13 +256,17 @@ fn pace_hook_beside_other_hooks_is_refused_by_install_and_left_by_uninstall() {
 
 #[test]
 fn settings_before_the_program_make_it_another_form_of_pace_hook() {
+    let bare = |command: &str| {
+        invocation(&json!({"type": "command", "command": command})).map(|i| i.is_bare())
+    };
     for command in [
         "PACE_HOOK_HOME=/x pace-hook",
         "env PACE_HOOK_HOME=/x /a/pace-hook",
         "exec pace-hook",
+        "pace-hook||true",
+        "pace-hook 2>/dev/null",
     ] {
-        let handler = json!({"type": "command", "command": command});
-        assert_eq!(runs_pace_hook(&handler), Some(false), "{command}");
+        assert_eq!(bare(command), Some(false), "{command}");
     }
     for command in [
         "pace-hook",
@@ -270,17 +274,53 @@ fn settings_before_the_program_make_it_another_form_of_pace_hook() {
         "'/a b/pace-hook'",
         "  pace-hook  ",
     ] {
-        let handler = json!({"type": "command", "command": command});
-        assert_eq!(runs_pace_hook(&handler), Some(true), "{command}");
+        assert_eq!(bare(command), Some(true), "{command}");
     }
-    for command in ["pace", "X=1 other", "", "/a/pace-hook-launcher"] {
-        let handler = json!({"type": "command", "command": command});
-        assert_eq!(runs_pace_hook(&handler), None, "{command}");
+    for command in ["pace", "X=1 other", "", "sh /a/other", "/a/pace-hook-x"] {
+        assert_eq!(bare(command), None, "{command}");
     }
     assert_eq!(
-        runs_pace_hook(&json!({"type": "http", "command": "pace-hook"})),
+        invocation(&json!({"type": "http", "command": "pace-hook"})),
         None
     );
+    assert_eq!(
+        invocation(&json!({"type": "command", "command": "pace-hook", "args": []}))
+            .map(|i| i.is_bare()),
+        Some(false)
+    );
+}
+
+#[test]
+fn what_follows_the_program_is_kept_as_written() {
+    let run =
+        invocation(&json!({"type": "command", "command": "X=1 pace-hook 2>/dev/null || true"}))
+            .unwrap();
+    assert_eq!(
+        (run.runs, run.path.as_str(), run.prefixed),
+        (Runs::Program, "pace-hook", true)
+    );
+    assert_eq!(run.rest, ["2>/dev/null || true"]);
+    let run =
+        invocation(&json!({"type": "command", "command": "/a/pace-hook", "args": ["x"]})).unwrap();
+    assert_eq!(run.rest, ["x"]);
+}
+
+#[test]
+fn the_plugins_launcher_is_read_as_pace_hook_but_not_as_installs_entry() {
+    let launcher = invocation(&json!({
+        "type": "command",
+        "command": "sh \"${CLAUDE_PLUGIN_ROOT}/hooks/pace-hook-launcher\""
+    }))
+    .unwrap();
+    assert_eq!(launcher.runs, Runs::Launcher);
+    assert_eq!(
+        launcher.path,
+        "${CLAUDE_PLUGIN_ROOT}/hooks/pace-hook-launcher"
+    );
+    assert!(launcher.is_bare());
+    let group =
+        json!({"hooks": [{"type": "command", "command": "sh /p/hooks/pace-hook-launcher"}]});
+    assert_eq!(owned(&group), Owned::Beside);
 }
 
 #[test]
@@ -417,18 +457,39 @@ fn paths_are_quoted_only_when_the_shell_needs_it_and_read_back() {
         "/x/it's/pace-hook",
     ] {
         let quoted = shell_quote(path);
-        let (word, rest) = first_word(&quoted).unwrap();
-        assert_eq!((word.as_str(), rest), (path, ""));
+        assert_eq!(words(&quoted), [path]);
     }
+    assert_eq!(words(r#""/a b/pace-hook" --x"#), ["/a b/pace-hook", "--x"]);
+    assert_eq!(words(r"/a\ b/pace-hook"), ["/a b/pace-hook"]);
+    assert_eq!(words(r#""a\b\"c""#), [r#"a\b"c"#]);
+    assert_eq!(shell_words("'unterminated"), None);
+}
+
+fn words(command: &str) -> Vec<String> {
+    shell_words(command)
+        .unwrap()
+        .into_iter()
+        .map(|(w, _)| w)
+        .collect()
+}
+
+#[test]
+fn shell_words_keep_quotes_and_split_operators() {
     assert_eq!(
-        first_word(r#""/a b/pace-hook" --x"#),
-        Some(("/a b/pace-hook".to_owned(), " --x"))
+        words(r#""$CLAUDE_PROJECT_DIR/bin/pace-hook""#),
+        ["$CLAUDE_PROJECT_DIR/bin/pace-hook"]
     );
+    assert_eq!(words("pace-hook||true"), ["pace-hook", "|", "|", "true"]);
     assert_eq!(
-        first_word(r"/a\ b/pace-hook"),
-        Some(("/a b/pace-hook".to_owned(), ""))
+        words(r"RUST_LOG=x '/a b/pace-hook' 2>/dev/null"),
+        ["RUST_LOG=x", "/a b/pace-hook", "2", ">", "/dev/null"]
     );
-    assert_eq!(first_word("'unterminated"), None);
+    let ends: Vec<usize> = shell_words("a 'b c'  d")
+        .unwrap()
+        .iter()
+        .map(|w| w.1)
+        .collect();
+    assert_eq!(ends, [1, 7, 10]);
 }
 
 #[test]

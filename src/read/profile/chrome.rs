@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::{
-    Call, Family, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts,
+    Call, Family, Learned, Profile, TabRef, TabSeen, Target, ToolResult, Verdict, mcp_parts,
     navigation, script_verdict, tab_id,
 };
 
@@ -173,7 +173,7 @@ impl Profile for ClaudeInChrome {
         })
     }
 
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
         let mut learned = Learned::default();
         // The Tab Context is believed only where the extension writes it: a
         // text block of its own at the end of a result. The same words
@@ -405,7 +405,7 @@ mod tests {
                 input: &input(input_v),
                 session: Some("s"),
             },
-            &Outcome {
+            &ToolResult {
                 texts: &texts,
                 object: None,
                 error,

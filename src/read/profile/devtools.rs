@@ -23,7 +23,7 @@
 //! would point the map at a page the failed call never selected.
 
 use super::{
-    Call, Family, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts,
+    Call, Family, Learned, Profile, TabRef, TabSeen, Target, ToolResult, Verdict, mcp_parts,
     navigation, script_verdict, session_browser, str_at, tab_id,
 };
 
@@ -281,7 +281,7 @@ impl Profile for DevTools {
     fn still_loading(
         &self,
         call: &Call<'_>,
-        outcome: &Outcome<'_>,
+        outcome: &ToolResult<'_>,
         duration_ms: Option<u64>,
     ) -> bool {
         let may_navigate = PACED.contains(&call.tool)
@@ -302,7 +302,7 @@ impl Profile for DevTools {
         }
     }
 
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
         let browser = browser(call);
         let mut learned = Learned::default();
         let ok = outcome.error.is_none();
@@ -368,6 +368,14 @@ fn navigate_page(call: &Call<'_>, page: TabRef) -> Verdict {
     let Some(code) = str_at(input, "initScript") else {
         return Verdict::Pace { target, label };
     };
+    if let Some(why) = init_script_doubles(code, &target) {
+        return Verdict::Block {
+            why,
+            instead: format!(
+                "Navigate first, then make the script's request in its own evaluate_script call; {label} with an initScript that makes no request is paced as one"
+            ),
+        };
+    }
     match script_verdict(code, Some(page), &label) {
         Verdict::Pace {
             target:
@@ -394,6 +402,46 @@ fn navigate_page(call: &Call<'_>, page: TabRef) -> Verdict {
         }
         other => other,
     }
+}
+
+/// Why an `initScript` makes a second request to the site its navigation
+/// loads, with no gap after the navigation's own: it runs as the new
+/// document starts, so a request it makes to a relative URL, to a URL on
+/// the navigation's own site, or to a host built at run time goes right
+/// after the page. `None` when it makes none, or only to other sites (each
+/// of which is paced with the call).
+fn init_script_doubles(code: &str, target: &Target) -> Option<String> {
+    let analysis = crate::read::script::analyse(code, crate::read::script::Env::Page).ok()?;
+    if analysis.count == crate::read::script::Count::Zero || !analysis.opaque.is_empty() {
+        // No request; or code it cannot see, which the script's own verdict blocks.
+        return None;
+    }
+    let first = analysis.requests.first()?;
+    let at = format!("{} at {}:{}", first.what, first.line, first.column);
+    let key_of = |url: &str| {
+        crate::read::resolve::hosts_of_url(url)
+            .into_iter()
+            .map(|h| crate::key::registrable(&h))
+            .collect::<Vec<_>>()
+    };
+    let own: Vec<String> = match target {
+        Target::Url { url, .. } => key_of(url),
+        // A reload, back or forward: the site is the page's own, or where its
+        // history leads; either way a relative request goes there.
+        _ => Vec::new(),
+    };
+    let named: Vec<String> = analysis.urls.iter().flat_map(|u| key_of(u)).collect();
+    let relative = analysis.urls.is_empty();
+    let same = named.iter().any(|k| own.contains(k));
+    if relative || same || !analysis.unknown_hosts.is_empty() {
+        let site = own
+            .first()
+            .map_or("the page's site".to_owned(), Clone::clone);
+        return Some(format!(
+            "its initScript makes a request ({at}) to {site} as soon as the new document starts, right after the navigation's own request there"
+        ));
+    }
+    None
 }
 
 /// Read the `## Pages` listings of `text`: believed when there is one and
@@ -516,7 +564,7 @@ mod tests {
             session: Some("A"),
         };
         let texts = [text.to_owned()];
-        let outcome = Outcome {
+        let outcome = ToolResult {
             texts: &texts,
             object: None,
             error,
@@ -583,7 +631,7 @@ mod tests {
                 input: &input(v),
                 session: Some("A"),
             },
-            &Outcome {
+            &ToolResult {
                 texts: if error.is_some() { &[] } else { &texts },
                 object: None,
                 error,
@@ -727,6 +775,40 @@ mod tests {
     }
 
     #[test]
+    fn an_init_script_request_to_the_navigations_own_site_is_a_second_request() {
+        for code in [
+            "fetch('/api/1')",
+            "fetch('https://www.example.com/x')",
+            "new Image().src = '/pixel.gif'",
+        ] {
+            let v = dt(
+                "navigate_page",
+                json!({"type": "url", "url": "https://example.com/", "initScript": code}),
+            );
+            let Verdict::Block { why, .. } = &v else {
+                panic!("{code}: {v:?}")
+            };
+            assert!(
+                why.contains("right after the navigation's own request"),
+                "{why}"
+            );
+        }
+        // A reload with a relative fetch: the page's own site, twice.
+        let v = dt(
+            "navigate_page",
+            json!({"type": "reload", "initScript": "fetch('/a')"}),
+        );
+        assert!(matches!(v, Verdict::Block { .. }), "{v:?}");
+        // A script that makes no request, or one to another site only, is
+        // paced with the navigation.
+        let v = dt(
+            "navigate_page",
+            json!({"type": "url", "url": "https://example.com/", "initScript": "window.x = 1"}),
+        );
+        assert!(matches!(v, Verdict::Pace { .. }), "{v:?}");
+    }
+
+    #[test]
     fn an_init_script_is_analysed_with_its_navigation() {
         let v = dt(
             "navigate_page",
@@ -748,9 +830,18 @@ mod tests {
                 label: "navigate_page url".into()
             }
         );
+        // Back with a relative fetch: wherever the history leads, the
+        // script's request follows the page there (issue 16).
         let v = dt(
             "navigate_page",
             json!({"type": "back", "initScript": "fetch('/x')"}),
+        );
+        assert!(matches!(v, Verdict::Block { .. }), "{v:?}");
+        // Back with a beacon to another site: paced on everywhere the tab
+        // has been, and that site.
+        let v = dt(
+            "navigate_page",
+            json!({"type": "back", "initScript": "navigator.sendBeacon('https://t.example/x')"}),
         );
         assert!(
             matches!(

@@ -12,7 +12,9 @@
 //! `fetch` takes no URL); if it is handed a URL, the rule for tools nobody
 //! knows paces it on that URL's site anyway.
 
-use super::{Call, Family, Learned, Outcome, Profile, TabRef, Target, Verdict, mcp_parts, str_at};
+use super::{
+    Call, Family, Learned, Profile, TabRef, Target, ToolResult, Verdict, mcp_parts, str_at,
+};
 
 pub(crate) struct Fetch;
 
@@ -70,7 +72,7 @@ impl Profile for Fetch {
         })
     }
 
-    fn learn(&self, _call: &Call<'_>, _outcome: &Outcome<'_>) -> Learned {
+    fn learn(&self, _call: &Call<'_>, _outcome: &ToolResult<'_>) -> Learned {
         Learned::default()
     }
 }

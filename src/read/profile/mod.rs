@@ -37,7 +37,7 @@ mod devtools;
 mod fetch;
 mod playwright;
 mod puppeteer;
-mod webfetch;
+pub(crate) mod webfetch;
 
 /// A URL no parser reads (an IPv6 host never closed): a tab seen on it
 /// counts as on a page that cannot be told, so calls on it are paced
@@ -168,7 +168,7 @@ pub(crate) struct Call<'a> {
 
 /// A tool's result as a profile sees it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Outcome<'a> {
+pub(crate) struct ToolResult<'a> {
     /// The text blocks of a successful result, in order.
     pub(crate) texts: &'a [String],
     /// The result when it is a JSON object (WebFetch).
@@ -233,7 +233,7 @@ pub(crate) trait Profile: Sync {
     /// server has no such page.
     fn page(&self, call: &Call<'_>) -> Option<TabRef>;
     /// What a result of `call` says about tabs and statuses.
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned;
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned;
     /// Whether a server no profile lists is this family's by its name
     /// (lowercased, `-` as `_`): users name servers what they like, and
     /// often after what they run (`mcp__pw__…` is not, `mcp__my_playwright__…` is).
@@ -255,7 +255,7 @@ pub(crate) trait Profile: Sync {
     fn still_loading(
         &self,
         _call: &Call<'_>,
-        _outcome: &Outcome<'_>,
+        _outcome: &ToolResult<'_>,
         _duration_ms: Option<u64>,
     ) -> bool {
         false
@@ -417,6 +417,23 @@ pub(crate) fn handed(tool_name: &str, input: &Map<String, Value>) -> Verdict {
     }
     urls.sort();
     urls.dedup();
+    if let Some(site) = shared_site(&urls) {
+        return Verdict::Block {
+            why: format!(
+                "`{tool_name}` is a tool pace-hook does not know, and it was handed several URLs on {site} at once, which it would most likely fetch with no gap between them"
+            ),
+            instead: "Hand it one URL per call, or declare what it does with a [[tool]] rule in pace-hook's config".to_owned(),
+        };
+    }
+    match url_target(urls) {
+        None => Verdict::Unknown,
+        Some(target) => Verdict::Handed { target, label },
+    }
+}
+
+/// A site two of `urls` share: fetched in one call, they would reach it
+/// with no gap between them.
+fn shared_site(urls: &[String]) -> Option<String> {
     let mut keys: Vec<String> = urls
         .iter()
         .flat_map(|u| crate::read::resolve::hosts_of_url(u))
@@ -424,28 +441,44 @@ pub(crate) fn handed(tool_name: &str, input: &Map<String, Value>) -> Verdict {
         .map(|h| crate::key::registrable(&h))
         .collect();
     keys.sort();
-    if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+    keys.windows(2).find(|w| w[0] == w[1]).map(|w| w[0].clone())
+}
+
+/// The target of requests to `urls` (sorted, without repeats), one each.
+fn url_target(mut urls: Vec<String>) -> Option<Target> {
+    match urls.len() {
+        0 => None,
+        1 => Some(Target::Url {
+            url: urls.remove(0),
+            tab: None,
+        }),
+        _ => Some(Target::Urls(urls)),
+    }
+}
+
+/// A built-in fetch of every URL in `urls` (Gemini CLI's `web_fetch`, whose
+/// URLs stand in its prompt): paced on each one's site, or blocked when two
+/// share a site; paced against every known site when the reader could not
+/// read them all (`unreadable`) or found none.
+pub(crate) fn fetch_all(mut urls: Vec<String>, unreadable: bool, label: &str) -> Verdict {
+    urls.sort();
+    urls.dedup();
+    if let Some(site) = shared_site(&urls) {
         return Verdict::Block {
             why: format!(
-                "`{tool_name}` is a tool pace-hook does not know, and it was handed several URLs on {} at once, which it would most likely fetch with no gap between them",
-                w[0]
+                "`{label}` was asked to fetch several URLs on {site} in one call, which it does with no gap between them"
             ),
-            instead: "Hand it one URL per call, or declare what it does with a [[tool]] rule in pace-hook's config".to_owned(),
+            instead: "Fetch one URL of a site per call".to_owned(),
         };
     }
-    match urls.len() {
-        0 => Verdict::Unknown,
-        1 => Verdict::Handed {
-            target: Target::Url {
-                url: urls.remove(0),
-                tab: None,
-            },
-            label,
-        },
-        _ => Verdict::Handed {
-            target: Target::Urls(urls),
-            label,
-        },
+    let target = if unreadable {
+        Target::Unknown
+    } else {
+        url_target(urls).unwrap_or(Target::Unknown)
+    };
+    Verdict::Pace {
+        target,
+        label: label.to_owned(),
     }
 }
 
@@ -496,6 +529,17 @@ pub(crate) fn str_at<'a>(input: &'a Map<String, Value>, key: &str) -> Option<&'a
         .and_then(Value::as_str)
         .map(str::trim)
         .filter(|s| !s.is_empty())
+}
+
+/// The strings of the array in `input` at `key`; `None` when it is missing
+/// or holds anything but strings.
+pub(crate) fn strings_at(input: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
+    input
+        .get(key)?
+        .as_array()?
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
 }
 
 /// A navigation to `url` (moving `tab` if given), or the script a

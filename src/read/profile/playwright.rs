@@ -28,8 +28,8 @@
 //! this guards against.
 
 use super::{
-    Call, Family, Learned, Outcome, Profile, Status, TabRef, TabSeen, Target, Verdict, mcp_parts,
-    navigation, script_verdict, script_verdict_server, session_browser, str_at, tab_id,
+    Call, Family, Learned, Profile, Status, TabRef, TabSeen, Target, ToolResult, Verdict,
+    mcp_parts, navigation, script_verdict, script_verdict_server, session_browser, str_at, tab_id,
 };
 
 pub(crate) struct Playwright;
@@ -267,14 +267,14 @@ impl Profile for Playwright {
     fn still_loading(
         &self,
         call: &Call<'_>,
-        outcome: &Outcome<'_>,
+        outcome: &ToolResult<'_>,
         _duration_ms: Option<u64>,
     ) -> bool {
         outcome.error.is_some_and(timed_out)
             && matches!(self.classify(call), Some(Verdict::Pace { .. }) | None)
     }
 
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
         let browser = browser(call);
         let mut learned = Learned::default();
         match (outcome.error, outcome.texts.first()) {
@@ -650,7 +650,7 @@ mod tests {
             input: &input,
             session: Some("A"),
         };
-        let outcome = Outcome {
+        let outcome = ToolResult {
             texts: &[],
             object: None,
             error,
@@ -699,7 +699,7 @@ mod tests {
                 input: &input(v),
                 session: Some("A"),
             },
-            &Outcome {
+            &ToolResult {
                 texts: &texts,
                 object: None,
                 error,

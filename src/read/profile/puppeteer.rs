@@ -7,7 +7,7 @@
 //! navigation is on the URL it was given.
 
 use super::{
-    Call, Family, Learned, Outcome, Profile, TabRef, TabSeen, Target, Verdict, mcp_parts,
+    Call, Family, Learned, Profile, TabRef, TabSeen, Target, ToolResult, Verdict, mcp_parts,
     navigation, script_verdict, session_browser, str_at,
 };
 
@@ -97,7 +97,7 @@ impl Profile for Puppeteer {
         })
     }
 
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
         let mut learned = Learned::default();
         let Some(page) = self.page(call) else {
             return learned;
@@ -184,7 +184,7 @@ mod tests {
         let texts = vec!["Navigated to https://example.com/".to_owned()];
         let l = Puppeteer.learn(
             &call(&i),
-            &Outcome {
+            &ToolResult {
                 texts: &texts,
                 object: None,
                 error: None,
@@ -201,7 +201,7 @@ mod tests {
         assert_eq!(l.executed, Some(page()));
         let l = Puppeteer.learn(
             &call(&i),
-            &Outcome {
+            &ToolResult {
                 texts: &[],
                 object: None,
                 error: Some("net::ERR_NAME_NOT_RESOLVED"),

@@ -3,6 +3,10 @@
 //! instead), so it reaches one site, and is paced like a navigation.
 //! `WebSearch` asks Anthropic's search, not the sites: skipped.
 //!
+//! Other agents' built-in fetches and searches are read into these names by
+//! their clients' readers (`hook::client`): a fetch of one URL as `WebFetch`,
+//! a search as `WebSearch`, and a fetch of several URLs as [`URLS_TOOL`].
+//!
 //! WebFetch accepts any status, so a 429 or 503 arrives as a successful
 //! PostToolUse whose `tool_response` is an object `{bytes, code, codeText,
 //! result, durationMs, url}`; `result` then starts with the status line and
@@ -10,9 +14,15 @@
 
 use serde_json::Value;
 
-use super::{Call, Family, Learned, Outcome, Profile, Status, TabRef, Target, Verdict, str_at};
+use super::{Call, Family, Learned, Profile, Status, TabRef, Target, ToolResult, Verdict, str_at};
 
 pub(crate) struct WebFetch;
+
+/// The name a client's reader gives a built-in fetch of several URLs
+/// (Gemini CLI's `web_fetch`, Cline's `fetch_web_content`), with the input
+/// `{"urls": [..], "unreadable": bool, "label": ".."}`: no client's tool
+/// names hold a space, so no real tool is ever read as this one.
+pub(crate) const URLS_TOOL: &str = "pace-hook urls";
 
 /// The most lines of `result` read for `Retry-After`: WebFetch writes the
 /// status line and the headers it keeps first, and the body after them.
@@ -27,7 +37,7 @@ pub(super) const FAMILY: Family = Family {
 
 impl Profile for WebFetch {
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
-        matches!(tool_name, "WebFetch" | "WebSearch").then_some(tool_name)
+        matches!(tool_name, "WebFetch" | "WebSearch" | URLS_TOOL).then_some(tool_name)
     }
 
     fn examples(&self) -> &'static [&'static str] {
@@ -37,8 +47,18 @@ impl Profile for WebFetch {
     fn classify(&self, call: &Call<'_>) -> Option<Verdict> {
         Some(match call.tool {
             "WebSearch" => Verdict::Skip {
-                why: "searches through Anthropic, not the sites",
+                why: "searches through the agent's provider, not the sites",
             },
+            URLS_TOOL => {
+                let urls = super::strings_at(call.input, "urls");
+                let unreadable =
+                    urls.is_none() || call.input.get("unreadable") != Some(&Value::Bool(false));
+                super::fetch_all(
+                    urls.unwrap_or_default(),
+                    unreadable,
+                    str_at(call.input, "label").unwrap_or("web_fetch"),
+                )
+            }
             // Not `navigation`: WebFetch runs no script a `javascript:`
             // URL could hold; such a URL reaches no site.
             _ => match str_at(call.input, "url") {
@@ -62,7 +82,7 @@ impl Profile for WebFetch {
         None
     }
 
-    fn learn(&self, call: &Call<'_>, outcome: &Outcome<'_>) -> Learned {
+    fn learn(&self, call: &Call<'_>, outcome: &ToolResult<'_>) -> Learned {
         let mut learned = Learned::default();
         if let Some(object) = outcome.object
             && let Some(status) = status_of(object, str_at(call.input, "url"))
@@ -139,7 +159,7 @@ mod tests {
                 input: &input(json!({"url": "https://example.com/a", "prompt": "p"})),
                 session: Some("s"),
             },
-            &Outcome {
+            &ToolResult {
                 texts: &[],
                 object: Some(&v),
                 error: None,

@@ -55,9 +55,45 @@
 //!   the page's own code may load things when the script touches it.
 //! - Columns count Unicode characters; a request is placed where its call or
 //!   assignment starts.
+//!
+//! What the platform's names mean lives in [`model`], one file per platform
+//! (`language`, `dom`, `navigation`, `network`, `libraries`, `playwright`,
+//! `node`); the walk ([`walk`]) applies it and names no API itself.
+//!
+//! # Adding a request sink
+//!
+//! One row in the table of its platform's file in `model/`, and one row in
+//! `tests/fixtures/scripts.toml` that shows it counted. `new EventSource(url)`
+//! is this row of `model/network.rs`'s `globals`:
+//!
+//! ```text
+//! Row(&["EventSource"], ANYWHERE, Def::Sink(sink!("`new EventSource`"))),
+//! ```
+//!
+//! and this row of the table:
+//!
+//! ```toml
+//! [[script]]
+//! name = "two event streams"
+//! code = "new EventSource('https://other.org/a'); new EventSource('https://other.org/b')"
+//! outcome = "block"
+//! count = "many"
+//! sites = ["other.org"]
+//! ```
+//!
+//! The table is `globals` for a property of the global object (`fetch`),
+//! `members` for a member of a known object (`location.assign`, keyed by its
+//! `Obj`), `any` for a method judged by its name on any object (`sendBeacon`,
+//! `click`). The environment is `ANYWHERE`, `PAGE` or `SERVER` (Playwright's
+//! server). The label is what the model is told; `sink!(…, loads Always)`
+//! marks one whose URL is code that runs (a worker: a `data:`, `blob:` or
+//! unreadable URL is then opaque), `returns Window` one that gives a window
+//! (`window.open`). A function whose count depends on its arguments is an
+//! [`model::Effect`] (`importScripts` loads one script per argument).
 
 mod cost;
 mod markup;
+mod model;
 mod stack;
 mod url;
 mod value;
@@ -65,6 +101,8 @@ mod walk;
 
 #[cfg(test)]
 mod corpus;
+#[cfg(test)]
+mod dump;
 #[cfg(test)]
 mod props;
 #[cfg(test)]

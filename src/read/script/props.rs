@@ -7,7 +7,7 @@ use super::{Count, Env, analyse};
 
 /// Code around which a sink is placed; each runs what `S` stands for at
 /// least once whenever the script runs.
-const WRAPPERS: &[&str] = &[
+pub(super) const WRAPPERS: &[&str] = &[
     "{ S }",
     "if (c) { S } else { other(); }",
     "if (c) { other(); } else { S }",
@@ -46,7 +46,7 @@ const FILLERS: &[&str] = &[
 ];
 
 /// Places that start a request.
-const SINKS: &[&str] = &[
+pub(super) const SINKS: &[&str] = &[
     "fetch(u);",
     "fetch('/api').then(r => r.json());",
     "window.fetch(u);",
@@ -67,7 +67,7 @@ const SINKS: &[&str] = &[
     "window.open(u);",
 ];
 
-fn script() -> impl Strategy<Value = String> {
+pub(super) fn script() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(0..FILLERS.len(), 0..4),
         prop::collection::vec(0..WRAPPERS.len(), 0..4),

@@ -8,7 +8,7 @@ use super::{Analysis, Env, ParseFailure, analyse, analyse_nested};
 
 /// A script of about `size` bytes in the shape agents write: helpers that
 /// scrape the page, objects, templates, a loop or two, and one fetch.
-fn realistic(size: usize) -> String {
+pub(super) fn realistic(size: usize) -> String {
     let mut code = String::from(
         "const r = await fetch('https://api.example.com/v1/items?page=1', { credentials: 'include' });\nconst data = await r.json();\n",
     );

@@ -1,5 +1,5 @@
 
--- try_admit: one atomic look at a site (Store::try_admit). Drops holds whose
+-- try_admit: one atomic look at a site (Sites::try_admit). Drops holds whose
 -- lease lapsed, then SiteState::try_admit at the server's time, rounded down.
 -- ARGV: prefix, clock, site, call, interval_ms, hold_ms, budget calls ('' for
 -- none), budget window_ms, lease ('' for none), lost interval_ms, lost

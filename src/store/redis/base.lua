@@ -1,4 +1,4 @@
--- The prelude of every script of the Redis store (src/store/redis.rs
+-- The prelude of every script of the Redis store (src/store/redis/mod.rs
 -- prepends it): the key prefix, the clock, and numbers. The scripts that
 -- step a site's state add state.lua after it.
 --

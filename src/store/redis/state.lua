@@ -1,8 +1,8 @@
--- The steps of src/decision.rs on a site's state, line for line, so that
--- the server applies exactly what the file store applies under its lock.
--- Keep the two in step; the differential test in redis.rs runs both on the
--- same timelines and compares every decision and every state. Comes after
--- base.lua.
+-- The steps of src/pacing/decision.rs on a site's state, line for line, as
+-- src/pacing/step.rs applies them, so that the server applies exactly what
+-- the file store applies under its lock. Keep the two in step; the
+-- differential test in redis/tests.rs runs both on the same timelines and
+-- compares every decision and every state. Comes after base.lua.
 
 -- Reading: what serde reads into SiteState (absent fields take their
 -- defaults, unknown ones are ignored, null only where the field is an

@@ -9,7 +9,7 @@ impl<'a> Walker<'a, '_> {
     /// Where `loads_code` (a worker, a script, a frame), a `data:` or
     /// `blob:` URL runs code the script wrote, and, for workers and
     /// imports, any URL the analysis cannot read may be one.
-    pub(super) fn code_url(&mut self, vals: &Vals, what: &str, at: u32, loads_code: LoadsCode) {
+    pub(super) fn code_url(&mut self, vals: &Vals, what: &str, at: u32, loads_code: Loads) {
         let scheme = |s: &str| -> String {
             s.trim_start_matches(|c: char| c <= ' ')
                 .chars()
@@ -38,7 +38,7 @@ impl<'a> Walker<'a, '_> {
                 at,
             );
         }
-        if made && loads_code != LoadsCode::No {
+        if made && loads_code != Loads::No {
             self.opaque(
                 &format!(
                     "{what} with a `data:` or `blob:` URL, which runs code the analysis cannot see"
@@ -46,7 +46,7 @@ impl<'a> Walker<'a, '_> {
                 at,
             );
         }
-        if unread && loads_code == LoadsCode::Always {
+        if unread && loads_code == Loads::Always {
             self.opaque(
                 &format!("{what} with a URL the analysis cannot read, whose code it cannot see"),
                 at,
@@ -105,7 +105,7 @@ impl<'a> Walker<'a, '_> {
         // Markup counts its own `url(`s.
         let markup = matches!(
             a.left.as_member_expression().and_then(MemberExpression::static_property_name),
-            Some(n) if value::MARKUP_PROPERTIES.contains(&n)
+            Some(n) if model::inserts_markup(n)
         );
         if a.left.as_member_expression().is_some() && !markup {
             c = c.then(self.css(&a.right, a.span.start));
@@ -217,7 +217,7 @@ impl<'a> Walker<'a, '_> {
     /// Store `vals` in member `key` of `obj` at `at`.
     pub(super) fn set(&mut self, obj: &Vals, key: &Key<'a>, vals: &Vals, at: u32) -> Cost {
         let shown = key.shown();
-        let how = if shown.starts_with("on") {
+        let how = if model::is_event_handler(shown) {
             How::new("runs as an event handler (`.{name}` at {at})", shown, at)
         } else {
             How::new(
@@ -228,68 +228,55 @@ impl<'a> Walker<'a, '_> {
         };
         let mut cost = Cost::Zero;
         if let Key::Name(n, _) = key
-            && (n == "location" || value::URL_PROPERTIES.contains(&n.as_ref()))
+            && model::url_assigned(n)
         {
-            let frame_or_script = matches!(n.as_ref(), "src" | "data")
-                && obj.iter().any(|v| match v {
-                    Value::Element(tag) => value::CODE_TAGS.contains(&tag.as_str()),
-                    Value::Unknown | Value::Dyn | Value::Any => true,
-                    _ => false,
-                });
+            let frame_or_script = obj.iter().any(|v| match v {
+                Value::Element(tag) => model::loads_document(n, tag),
+                Value::Unknown | Value::Dyn | Value::Any => model::loads_document(n, ""),
+                _ => false,
+            });
             let loads = if frame_or_script {
-                LoadsCode::FromMadeUrls
+                Loads::FromMadeUrls
             } else {
-                LoadsCode::No
+                Loads::No
             };
             self.code_url(vals, &format!("assignment to `.{n}`"), at, loads);
         }
         for v in obj.iter() {
             let c = match (v, key) {
                 (_, Key::Private) => Cost::Zero,
-                (Value::Element(tag), Key::Name(n, _)) if value::inert_property(tag, n) => Cost::Zero,
-                (Value::Global, Key::Name(n, true)) => {
-                    if n == "location" {
-                        self.request("assignment to `location`", at)
-                    } else {
+                (Value::Global, Key::Name(n, true)) => match model::assigned_global(n) {
+                    Some(what) => self.request(&what, at),
+                    None => {
                         self.join_global(n, vals);
                         Cost::Zero
                     }
-                }
+                },
                 (Value::Global, _) => {
                     self.opaque("assignment to a member of the global object through a computed name", at);
                     Cost::Zero
                 }
-                (Value::Obj(Obj::Location), Key::Name(n, _)) => {
-                    if value::LOCATION_PROPERTIES.contains(&n.as_ref()) {
-                        self.request(&format!("assignment to `location.{n}`"), at)
-                    } else {
-                        Cost::Zero
-                    }
-                }
-                (Value::Obj(Obj::Document), Key::Name(n, _)) if n == "location" => {
-                    self.request("assignment to `document.location`", at)
-                }
-                (Value::Obj(o), Key::Unreadable) if value::reaches_requests(*o) => {
+                (Value::Obj(o), Key::Name(n, _)) => match model::assigned_obj(*o, n) {
+                    Some(what) => self.request(&what, at),
+                    None => Cost::Zero,
+                },
+                (Value::Obj(o), Key::Unreadable) if model::reaches_requests(*o) => {
                     self.opaque("assignment to a member of a browser object through a computed name", at);
                     Cost::Zero
                 }
                 (Value::Unknown | Value::Element(_) | Value::Dyn | Value::Any, Key::Name(n, _)) => {
-                    let n = n.as_ref();
-                    let script = matches!(&v, Value::Element(t) if t == "script" || t.is_empty());
-                    if script
-                        && (value::CODE_PROPERTIES.contains(&n)
-                            || value::MARKUP_PROPERTIES.contains(&n))
-                    {
-                        self.opaque(&format!("assignment to `.{n}` of a created script"), at);
-                        Cost::Zero
-                    } else if value::URL_PROPERTIES.contains(&n) {
-                        self.request(&format!("assignment to `.{n}`"), at)
-                    } else if n == "location" {
-                        self.request("assignment to `.location`", at)
-                    } else if value::MARKUP_PROPERTIES.contains(&n) {
-                        self.markup(vals, &format!("`{n}`"), at)
-                    } else {
-                        Cost::Zero
+                    let tag = match v {
+                        Value::Element(t) => Some(t.as_str()),
+                        _ => None,
+                    };
+                    match model::assigned_element(tag, n) {
+                        model::Assigned::Nothing => Cost::Zero,
+                        model::Assigned::Request(what) => self.request(&what, at),
+                        model::Assigned::Markup(what) => self.markup(vals, &what, at),
+                        model::Assigned::Code(what) => {
+                            self.opaque(&what, at);
+                            Cost::Zero
+                        }
                     }
                 }
                 // Sloppy mode: `arguments[0] = v` sets the first parameter.

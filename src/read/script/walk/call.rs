@@ -38,18 +38,17 @@ impl<'a> Walker<'a, '_> {
         let (fvals, receiver, name, mut cost) = self.callee(callee);
         // Playwright's `evaluate` runs its function in the page.
         let in_page = fvals.iter().find_map(|v| match v {
-            Value::Special(Special::Evaluate(i)) => Some(*i),
-            Value::Special(Special::InitScript) => Some(0),
+            Value::Effect(Effect::RunsInPage(i)) => Some(*i),
+            Value::Effect(Effect::RunsInEveryPage) => Some(0),
             _ => None,
         });
         // A function written in place as the argument of code the analysis
         // does not see gets unknown arguments: bind them before its body is
         // walked, which saves the walk a round.
-        let escapes = !matches!(name.as_str(), "then" | "catch" | "finally")
+        let escapes = !model::calls_back_once(&name)
             && fvals.iter().any(|v| match v {
-                Value::Obj(Obj::Promise) => !new,
-                Value::Obj(_)
-                | Value::Unknown
+                Value::Obj(o) => !(new && model::runs_executor(*o)),
+                Value::Unknown
                 | Value::Dyn
                 | Value::Any
                 | Value::Global
@@ -123,22 +122,15 @@ impl<'a> Walker<'a, '_> {
     ) -> (Vals, Cost) {
         let at = site.at;
         match f {
-            Value::Sink(label) => {
+            Value::Sink(sink) => {
                 if let Some(first) = args.first() {
-                    let loads = if value::LOADS_CODE.contains(label) {
-                        LoadsCode::Always
-                    } else {
-                        LoadsCode::No
-                    };
-                    self.code_url(&first.vals, label, at, loads);
+                    self.code_url(&first.vals, sink.label, at, sink.loads);
                 }
-                let c = self.request(label, at);
-                let ret = if *label == "`window.open`" {
-                    Value::Global
-                } else if site.new {
-                    Value::Plain
-                } else {
-                    Value::Unknown
+                let c = self.request(sink.label, at);
+                let ret = match sink.returns {
+                    model::Returns::Window => Value::Global,
+                    model::Returns::Data if site.new => Value::Plain,
+                    model::Returns::Data => Value::Unknown,
                 };
                 (Vals::of(ret), c)
             }
@@ -165,10 +157,13 @@ impl<'a> Walker<'a, '_> {
                 }
                 (Vals::of((**inner).clone()), cost)
             }
-            Value::Special(s) => self.special(*s, args, site),
-            Value::Obj(Obj::Axios) => (Vals::unknown(), self.request("`axios`", at)),
-            Value::Obj(Obj::Promise) if site.new => {
-                let resolve = Vals::of(Value::Special(Special::Resolve));
+            Value::Effect(e) => self.effect(*e, args, site),
+            Value::Obj(o) if model::called(*o).is_some() => {
+                let sink = model::called(*o).expect("checked");
+                (Vals::unknown(), self.request(sink.label, at))
+            }
+            Value::Obj(o) if site.new && model::runs_executor(*o) => {
+                let resolve = Vals::of(Value::Effect(Effect::Nothing));
                 let (_, c) = self.call_once(args.first(), &resolve, site);
                 (Vals::unknown(), c)
             }
@@ -178,7 +173,7 @@ impl<'a> Walker<'a, '_> {
                 (Vals::unknown(), cost)
             }
             _ => {
-                if !site.new && matches!(site.name.as_str(), "then" | "catch" | "finally") {
+                if !site.new && model::calls_back_once(&site.name) {
                     let receiver = site.receiver.clone();
                     let mut cost = Cost::Zero;
                     for a in args {
@@ -188,13 +183,11 @@ impl<'a> Walker<'a, '_> {
                     return (receiver, cost);
                 }
                 // Text appended to a created script is its code.
-                if matches!(
-                    site.name.as_str(),
-                    "append" | "appendChild" | "prepend" | "insertBefore" | "replaceChildren"
-                ) && site
-                    .receiver
-                    .iter()
-                    .any(|v| matches!(v, Value::Element(t) if t == "script" || t.is_empty()))
+                if model::inserts_children(&site.name)
+                    && site
+                        .receiver
+                        .iter()
+                        .any(|v| matches!(v, Value::Element(t) if model::text_is_code(t)))
                 {
                     self.opaque("code added to a created script", at);
                 }
@@ -244,7 +237,7 @@ impl<'a> Walker<'a, '_> {
     }
 
     pub(super) fn escape_args(&mut self, args: &[Arg<'a>], site: &CallSite) -> Cost {
-        let reads_only = value::READS_ONLY.contains(&site.name.as_str());
+        let reads_only = model::reads_only(&site.name);
         let how = How::new(
             "runs as a callback passed to `{name}` ({at})",
             &site.name,
@@ -280,17 +273,11 @@ impl<'a> Walker<'a, '_> {
         self.counted("CSS that loads a `url(…)`", loads, false, at, "resources")
     }
 
-    pub(super) fn special(
-        &mut self,
-        s: Special,
-        args: &[Arg<'a>],
-        site: &CallSite,
-    ) -> (Vals, Cost) {
+    pub(super) fn effect(&mut self, e: Effect, args: &[Arg<'a>], site: &CallSite) -> (Vals, Cost) {
         let at = site.at;
         let unknown = Vals::unknown;
-        match s {
-            Special::XhrCtor => (Vals::of(Value::Obj(Obj::Xhr)), Cost::Zero),
-            Special::CreateElement => {
+        match e {
+            Effect::CreatesElement => {
                 let tag = args
                     .first()
                     .and_then(|a| a.vals.as_str())
@@ -298,16 +285,14 @@ impl<'a> Walker<'a, '_> {
                     .unwrap_or_default();
                 (Vals::of(Value::Element(tag)), Cost::Zero)
             }
-            Special::NewElement(tag) => {
-                // `new Audio(url)` starts loading; `new Image(w, h)` takes sizes.
-                let cost = if tag == "audio" && !args.is_empty() {
-                    self.request("`new Audio`", at)
-                } else {
-                    Cost::Zero
+            Effect::NewElement(tag, loads) => {
+                let cost = match loads {
+                    Some(sink) if !args.is_empty() => self.request(sink.label, at),
+                    _ => Cost::Zero,
                 };
                 (Vals::of(Value::Element(tag.to_owned())), cost)
             }
-            Special::Markup(label, index) => {
+            Effect::Markup(label, index) => {
                 let mut cost = Cost::Zero;
                 for a in args.iter().skip(index) {
                     cost = cost.then(self.markup(&a.vals, label, at));
@@ -317,41 +302,42 @@ impl<'a> Walker<'a, '_> {
                 }
                 (unknown(), cost)
             }
-            Special::SetAttribute => {
-                // `setAttributeNS(ns, name, value)` has the name second.
-                let name_at = if site.name == "setAttributeNS" { 1 } else { 0 };
+            Effect::SetsAttribute { what, name_at } => {
                 let name = args
                     .get(name_at)
                     .and_then(|a| a.vals.as_str())
                     .map(str::to_ascii_lowercase);
-                let cost = match name.as_deref() {
-                    Some(n) if URL_ATTRIBUTES.contains(&n) => {
-                        let what = format!("`setAttribute('{n}')`");
+                let cost = match name.as_deref().map(|n| (n, model::attribute(n))) {
+                    Some((n, model::Attribute::Url)) => {
+                        let what = format!("`{what}('{n}')`");
                         if let Some(v) = args.get(name_at + 1) {
-                            self.code_url(&v.vals, &what, at, LoadsCode::FromMadeUrls);
+                            self.code_url(&v.vals, &what, at, Loads::FromMadeUrls);
                         }
                         self.request(&what, at)
                     }
-                    Some("srcdoc") => match args.get(name_at + 1) {
-                        Some(a) => self.markup(&a.vals, "`setAttribute('srcdoc')`", at),
+                    Some((n, model::Attribute::Markup)) => match args.get(name_at + 1) {
+                        Some(a) => self.markup(&a.vals, &format!("`{what}('{n}')`"), at),
                         None => Cost::Zero,
                     },
-                    Some(n) if n.starts_with("on") => {
+                    Some((n, model::Attribute::Handler)) => {
                         self.opaque(
-                            &format!("`setAttribute('{n}')`, an event handler written as a string"),
+                            &format!("`{what}('{n}')`, an event handler written as a string"),
                             at,
                         );
                         Cost::Zero
                     }
-                    Some(_) => Cost::Zero,
+                    Some((_, model::Attribute::Other)) => Cost::Zero,
                     None => {
-                        self.opaque("`setAttribute` with a name the analysis cannot read", at);
+                        self.opaque(
+                            &format!("`{what}` with a name the analysis cannot read"),
+                            at,
+                        );
                         Cost::Zero
                     }
                 };
                 (unknown(), cost)
             }
-            Special::Timer(label) => {
+            Effect::Timer(label) => {
                 let mut cost = Cost::Zero;
                 // A string is code to run; only a value known to be a
                 // function is not one.
@@ -364,7 +350,7 @@ impl<'a> Walker<'a, '_> {
                                     | Value::Sink(_)
                                     | Value::Via(_)
                                     | Value::BindOf(_)
-                                    | Value::Special(_)
+                                    | Value::Effect(_)
                                     | Value::Opaque(_)
                             )
                         });
@@ -379,20 +365,20 @@ impl<'a> Walker<'a, '_> {
                 }
                 (unknown(), cost)
             }
-            Special::ImportScripts => {
+            Effect::LoadsEachArgument(sink, things) => {
                 for a in args {
-                    self.code_url(&a.vals, "`importScripts`", at, LoadsCode::Always);
+                    self.code_url(&a.vals, sink.label, at, sink.loads);
                 }
                 let cost = self.counted(
-                    "`importScripts`",
+                    sink.label,
                     args.len(),
                     args.iter().any(|a| a.spread),
                     at,
-                    "scripts",
+                    things,
                 );
                 (unknown(), cost)
             }
-            Special::CacheAddAll => {
+            Effect::LoadsEachListed(sink, things) => {
                 let n = match args.first().and_then(|a| a.expr) {
                     Some(Expression::ArrayExpression(a))
                         if !a
@@ -404,25 +390,28 @@ impl<'a> Walker<'a, '_> {
                     }
                     _ => None,
                 };
-                let cost = self.counted("`cache.addAll`", n.unwrap_or(2), n.is_none(), at, "URLs");
+                let cost = self.counted(sink.label, n.unwrap_or(2), n.is_none(), at, things);
                 (unknown(), cost)
             }
-            Special::CachesOpen => (Vals::of(Value::Obj(Obj::Caches)), Cost::Zero),
-            Special::DocumentOpen => {
-                if args.len() >= 3 {
-                    (Vals::of(Value::Global), self.request("`document.open`", at))
+            Effect::OpensWith(least, sink, otherwise) => {
+                if args.len() >= least {
+                    let ret = match sink.returns {
+                        model::Returns::Window => Value::Global,
+                        model::Returns::Data => Value::Unknown,
+                    };
+                    (Vals::of(ret), self.request(sink.label, at))
                 } else {
-                    (Vals::of(Value::Obj(Obj::Document)), Cost::Zero)
+                    (Vals::of(Value::Obj(otherwise)), Cost::Zero)
                 }
             }
-            Special::ReflectApply | Special::ReflectConstruct => {
+            Effect::CallsArgument { construct, how } => {
                 let mut out = Vals::none();
                 let mut cost = Cost::Zero;
                 let inner = CallSite {
                     at,
                     name: site.name.clone(),
                     receiver: unknown(),
-                    new: s == Special::ReflectConstruct,
+                    new: construct,
                 };
                 if let Some(target) = args.first() {
                     for f in target.vals.iter() {
@@ -431,17 +420,13 @@ impl<'a> Walker<'a, '_> {
                         cost = cost.or(c);
                     }
                 }
-                let how = How::new(
-                    "runs as an argument of `Reflect.{name}` ({at})",
-                    &site.name,
-                    at,
-                );
+                let how = How::new(how, &site.name, at);
                 for a in args.iter().skip(1) {
                     cost = cost.then(self.escape(&a.vals, at, &how, false));
                 }
                 (out, cost)
             }
-            Special::ReflectGet => {
+            Effect::GetsMember => {
                 let (Some(obj), Some(key)) = (args.first(), args.get(1)) else {
                     return (unknown(), Cost::Zero);
                 };
@@ -451,21 +436,20 @@ impl<'a> Walker<'a, '_> {
                 };
                 (self.get(&obj.vals, &key, at), Cost::Zero)
             }
-            Special::AxiosCreate => (Vals::of(Value::Obj(Obj::Axios)), Cost::Zero),
-            Special::Evaluate(index) => {
+            Effect::RunsInPage(index) => {
                 let cost = self.in_page(args.get(index), site);
                 (unknown(), cost)
             }
-            Special::InitScript => {
+            Effect::RunsInEveryPage => {
                 let cost = self.in_page(args.first(), site);
                 let cost = cost.repeated(|| {
                     How::at("runs in every page the context loads ({at})", at).render(self)
                 });
                 (unknown(), cost)
             }
-            Special::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
-            Special::Resolve => (unknown(), Cost::Zero),
-            Special::ReflectSet => {
+            Effect::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
+            Effect::Nothing => (unknown(), Cost::Zero),
+            Effect::SetsMember => {
                 let (Some(obj), Some(key)) = (args.first(), args.get(1)) else {
                     return (unknown(), Cost::Zero);
                 };
@@ -476,37 +460,40 @@ impl<'a> Walker<'a, '_> {
                 let vals = args.get(2).map_or_else(Vals::none, |a| a.vals.clone());
                 (unknown(), self.set(&obj.vals, &key, &vals, at))
             }
-            Special::BlobUrl => (Vals::of(Value::Str("blob:".to_owned())), Cost::Zero),
-            Special::ExecCommand => {
+            Effect::MakesBlobUrl => (Vals::of(Value::Str("blob:".to_owned())), Cost::Zero),
+            Effect::Commands(&model::Commands { what, markup }) => {
                 let command = args
                     .first()
                     .and_then(|a| a.vals.as_str())
                     .map(str::to_ascii_lowercase);
-                let cost = match command.as_deref() {
-                    Some("inserthtml") => match args.get(2) {
-                        Some(html) => self.markup(&html.vals, "`execCommand('insertHTML')`", at),
+                let cost = match command {
+                    Some(c) => match markup.iter().find(|(name, _, _)| *name == c) {
+                        Some((_, index, label)) => match args.get(*index) {
+                            Some(html) => self.markup(&html.vals, label, at),
+                            None => Cost::Zero,
+                        },
                         None => Cost::Zero,
                     },
-                    Some(_) => Cost::Zero,
                     None => {
-                        self.opaque("`execCommand` with a command the analysis cannot read", at);
+                        self.opaque(
+                            &format!("{what} with a command the analysis cannot read"),
+                            at,
+                        );
                         Cost::Zero
                     }
                 };
                 (unknown(), cost)
             }
-            Special::ParseHtml => {
+            Effect::ParsesMarkup(label) => {
                 // Literal markup is parsed to be put in the page; markup read
                 // from elsewhere (a fetched page) is parsed to be read.
                 let cost = match args.first() {
-                    Some(html) if html.vals.all_strings() => {
-                        self.markup(&html.vals, "`parseFromString`", at)
-                    }
+                    Some(html) if html.vals.all_strings() => self.markup(&html.vals, label, at),
                     _ => Cost::Zero,
                 };
                 (unknown(), cost)
             }
-            Special::ObjectAssign => {
+            Effect::CopiesProperties(how) => {
                 let Some(target) = args.first() else {
                     return (unknown(), Cost::Zero);
                 };
@@ -514,15 +501,15 @@ impl<'a> Walker<'a, '_> {
                 let mut cost = Cost::Zero;
                 if !plain {
                     for a in &args[1..] {
-                        cost = cost.then(self.copied_keys(&target.vals, a, "`Object.assign`", at));
+                        cost = cost.then(self.copied_keys(&target.vals, a, how, at));
                     }
                 }
                 (target.vals.clone(), cost)
             }
-            Special::Attr => {
+            Effect::SetsProperties(how) => {
                 let cost = match args {
                     [one] if one.vals.all_strings() => Cost::Zero,
-                    [one] => self.copied_keys(&Vals::unknown(), one, "`attr`", at),
+                    [one] => self.copied_keys(&Vals::unknown(), one, how, at),
                     [name, value, ..] => match name.vals.as_str() {
                         Some(n) => {
                             let key = Key::Name(Cow::Owned(n.to_owned()), false);

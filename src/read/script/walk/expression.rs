@@ -261,11 +261,11 @@ impl<'a> Walker<'a, '_> {
         match (v, key) {
             (_, Key::Private) => Vals::unknown(),
             // `x.constructor.constructor` is `Function`, which runs a string.
-            (_, Key::Name(n, _)) if n == "constructor" => one(Value::Opaque(
+            (_, Key::Name(n, _)) if model::is_constructor(n) => one(Value::Opaque(
                 "a call of a `.constructor` (it can be `Function`)",
             )),
             (Value::Global, Key::Name(n, true)) => {
-                if n.parse::<u32>().is_ok() {
+                if model::is_frame_index(n) {
                     one(Value::Global)
                 } else {
                     self.global_member(n)
@@ -278,11 +278,11 @@ impl<'a> Walker<'a, '_> {
                 );
                 Vals::none()
             }
-            (Value::Obj(o), Key::Name(n, _)) => {
-                one(value::member(*o, n).unwrap_or_else(|| value::by_name(n, env)))
-            }
+            (Value::Obj(o), Key::Name(n, _)) => one(model::member(*o, n, env)
+                .or_else(|| model::by_name(n, env))
+                .map_or(Value::Unknown, Value::from)),
             (Value::Obj(o), Key::Unreadable) => {
-                if value::reaches_requests(*o) {
+                if model::reaches_requests(*o) {
                     self.opaque(
                         "a member of a browser object read through a computed name",
                         at,
@@ -292,7 +292,7 @@ impl<'a> Walker<'a, '_> {
                 one(Value::Dyn)
             }
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Name(n, _)) => {
-                one(value::by_name(n, env))
+                one(model::by_name(n, env).map_or(Value::Unknown, Value::from))
             }
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Unreadable) => one(Value::Dyn),
             (Value::Any, _) => one(Value::Any),
@@ -300,26 +300,26 @@ impl<'a> Walker<'a, '_> {
             (
                 Value::Sink(_)
                 | Value::Opaque(_)
-                | Value::Special(_)
+                | Value::Effect(_)
                 | Value::Func(_)
                 | Value::Via(_)
                 | Value::BindOf(_),
                 Key::Name(n, _),
-            ) => match n.as_ref() {
+            ) => match model::function_member(n) {
                 // `f.call.call(g, …)` calls `g`, not `f`: the analysis does
                 // not follow `.call` of `.call`.
-                "call" | "apply" | "bind" if matches!(v, Value::Via(_) | Value::BindOf(_)) => one(
-                    Value::Opaque("a call through `.call` or `.bind` of `.call`"),
-                ),
-                "call" | "apply" => one(Value::Via(Box::new(v.clone()))),
-                "bind" => one(Value::BindOf(Box::new(v.clone()))),
-                _ => Vals::unknown(),
+                Some(_) if matches!(v, Value::Via(_) | Value::BindOf(_)) => one(Value::Opaque(
+                    "a call through `.call` or `.bind` of `.call`",
+                )),
+                Some(model::FnMember::Call) => one(Value::Via(Box::new(v.clone()))),
+                Some(model::FnMember::Bind) => one(Value::BindOf(Box::new(v.clone()))),
+                None => Vals::unknown(),
             },
             (Value::Func(_), Key::Unreadable) => one(Value::Dyn),
             (
                 Value::Sink(_)
                 | Value::Opaque(_)
-                | Value::Special(_)
+                | Value::Effect(_)
                 | Value::Via(_)
                 | Value::BindOf(_),
                 Key::Unreadable,
@@ -330,7 +330,7 @@ impl<'a> Walker<'a, '_> {
                 );
                 Vals::none()
             }
-            (Value::Arguments(id), Key::Name(n, _)) if n == "callee" => one(Value::Func(*id)),
+            (Value::Arguments(id), Key::Name(n, _)) if model::is_callee(n) => one(Value::Func(*id)),
             (Value::Arguments(_), _) => Vals::unknown(),
         }
     }
@@ -360,7 +360,7 @@ impl<'a> Walker<'a, '_> {
                     };
                     // `{ view: window }` is how events are made; a window
                     // stored under any other name is lost track of.
-                    let reads_only = matches!(&key, Key::Name(n, _) if n == "view");
+                    let reads_only = matches!(&key, Key::Name(n, _) if model::window_key(n));
                     cost = cost.then(self.escape(&v, at, &how, reads_only));
                 }
                 ObjectPropertyKind::SpreadProperty(s) => {
@@ -383,13 +383,14 @@ impl<'a> Walker<'a, '_> {
         if let Some(o) = &i.options {
             cost = cost.then(self.expr(o).1);
         }
-        let node_module = self.env == Env::PlaywrightServer
+        let node_module = model::imports_modules(self.env)
             && v.iter().any(|v| matches!(v, Value::Str(s) if url::named(&[Part::Lit(s.clone())]) == Named::Nothing));
         if node_module {
-            self.opaque("`import()` of a Node module", i.span.start);
+            self.opaque(model::MODULE_IMPORT, i.span.start);
         } else if v.all_strings() {
-            self.code_url(&v, "`import()`", i.span.start, LoadsCode::Always);
-            cost = cost.then(self.request("`import()`", i.span.start));
+            let sink = model::IMPORT;
+            self.code_url(&v, sink.label, i.span.start, sink.loads);
+            cost = cost.then(self.request(sink.label, i.span.start));
         } else {
             self.opaque(
                 "`import()` of a module the analysis cannot read",

@@ -237,7 +237,7 @@ impl<'a> Walker<'a, '_> {
             format!("{w}, {how}")
         };
         match v {
-            Value::Sink(label) => self.request(label, at).repeated(|| how.render(self)),
+            Value::Sink(sink) => self.request(sink.label, at).repeated(|| how.render(self)),
             Value::Func(id) => {
                 // Code the analysis does not see may call it with anything.
                 if let Some(node) = self.node(*id) {
@@ -256,46 +256,42 @@ impl<'a> Walker<'a, '_> {
                 self.opaque(&what, at);
                 Cost::Zero
             }
-            Value::Special(s) => match s {
-                Special::ImportScripts => self
-                    .request("`importScripts`", at)
-                    .repeated(|| how.render(self)),
-                Special::CacheAddAll => self
-                    .request("`cache.addAll`", at)
-                    .repeated(|| how.render(self)),
-                Special::Timer(label) | Special::Markup(label, _) => {
+            Value::Effect(e) => match e {
+                Effect::LoadsEachArgument(sink, _) | Effect::LoadsEachListed(sink, _) => {
+                    self.request(sink.label, at).repeated(|| how.render(self))
+                }
+                Effect::Timer(label) | Effect::Markup(label, _) => {
                     let what = opaque_what(self, label);
                     self.opaque(&what, at);
                     Cost::Zero
                 }
-                Special::SetAttribute
-                | Special::ReflectSet
-                | Special::ExecCommand
-                | Special::ReflectApply
-                | Special::ReflectConstruct
-                | Special::ReflectGet
-                | Special::Evaluate(_)
-                | Special::InitScript
-                | Special::DocumentOpen => {
+                Effect::SetsAttribute { .. }
+                | Effect::SetsMember
+                | Effect::Commands(_)
+                | Effect::CallsArgument { .. }
+                | Effect::GetsMember
+                | Effect::RunsInPage(_)
+                | Effect::RunsInEveryPage
+                | Effect::OpensWith(..) => {
                     let what = opaque_what(self, "a function that can start requests");
                     self.opaque(&what, at);
                     Cost::Zero
                 }
-                Special::XhrCtor
-                | Special::Resolve
-                | Special::BlobUrl
-                | Special::ParseHtml
-                | Special::ObjectAssign
-                | Special::Attr
-                | Special::CreateElement
-                | Special::NewElement(_)
-                | Special::CachesOpen
-                | Special::AxiosCreate
-                | Special::Returns(_) => Cost::Zero,
+                Effect::Nothing
+                | Effect::MakesBlobUrl
+                | Effect::ParsesMarkup(_)
+                | Effect::CopiesProperties(_)
+                | Effect::SetsProperties(_)
+                | Effect::CreatesElement
+                | Effect::NewElement(..)
+                | Effect::Returns(_) => Cost::Zero,
             },
-            Value::Obj(Obj::Axios) => self.request("`axios`", at).repeated(|| how.render(self)),
-            Value::Obj(o) if value::unsafe_to_hand_over(*o) && !reads_only => {
-                let what = opaque_what(self, value::obj_name(*o));
+            Value::Obj(o) if model::called(*o).is_some() => {
+                let sink = model::called(*o).expect("checked");
+                self.request(sink.label, at).repeated(|| how.render(self))
+            }
+            Value::Obj(o) if model::unsafe_to_hand_over(*o) && !reads_only => {
+                let what = opaque_what(self, model::obj_name(*o));
                 self.opaque(&what, at);
                 Cost::Zero
             }

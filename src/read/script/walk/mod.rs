@@ -45,8 +45,9 @@ use super::{
     Analysis, Count, Env, Found, MAX_NESTING, Positions,
     cost::{Cost, Run},
     markup,
+    model::{self, Effect, Loads},
     url::{self, Named, Part},
-    value::{self, Obj, Special, Vals, Value},
+    value::{Vals, Value},
 };
 
 mod assign;
@@ -406,8 +407,8 @@ impl<'a, 'p> Walker<'a, 'p> {
                 expr: None,
             })
             .collect();
-        if self.env == Env::PlaywrightServer {
-            args[0].vals = Vals::of(Value::Obj(Obj::Page));
+        if let Some(first) = model::first_argument(self.env) {
+            args[0].vals = Vals::of(Value::from(first));
         }
         let site = |at| CallSite {
             at,
@@ -492,7 +493,7 @@ impl Walker<'_, '_> {
     /// A string of the script that is not itself a URL may still hold one:
     /// a JSON text (`'"https://other.org/x"'`), a percent-encoded URL, a
     /// sentence. It is read as a `data:` document's text is
-    /// ([`crate::read::reach::absolute_urls_in`]), and every site in it counts,
+    /// ([`crate::read::url::absolute_urls_in`]), and every site in it counts,
     /// whatever the script does with the string.
     fn note_embedded(&mut self, text: &str, at: u32) {
         if !(text.contains("//") || text.contains(['%', '\\', '&'])) {
@@ -501,39 +502,11 @@ impl Walker<'_, '_> {
         if url::named(&[Part::Lit(text.to_owned())]) != Named::Nothing {
             return;
         }
-        for u in crate::read::reach::absolute_urls_in(text) {
+        for u in crate::read::url::absolute_urls_in(text) {
             self.urls.insert((at, u), ());
         }
     }
 }
-
-/// Whether a URL sink runs the code at the URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LoadsCode {
-    /// No (an image, a navigation): only `javascript:` URLs run code.
-    No,
-    /// A frame or a script element: `data:` and `blob:` URLs run the
-    /// script's own code.
-    FromMadeUrls,
-    /// A worker or an import: so does any URL the analysis cannot read.
-    Always,
-}
-
-/// Attributes whose value is a URL the element loads or navigates to.
-const URL_ATTRIBUTES: &[&str] = &[
-    "src",
-    "href",
-    "xlink:href",
-    "action",
-    "formaction",
-    "data",
-    "srcset",
-    "imagesrcset",
-    "poster",
-    "background",
-    "codebase",
-    "ping",
-];
 
 /// The function a script body consists of, if it is only that: `() => …`,
 /// `function () { … }` or `function f() { … }`, as Playwright and DevTools

@@ -111,7 +111,7 @@ impl<'a> Walker<'a, '_> {
         if let Some(id) = self.lookup(name) {
             return self.binding(id).cloned().unwrap_or_default();
         }
-        if name == "undefined" {
+        if name == model::UNDEFINED {
             return Vals::none();
         }
         if name == "arguments"
@@ -125,8 +125,8 @@ impl<'a> Walker<'a, '_> {
 
     pub(super) fn global_member(&self, name: &str) -> Vals {
         let mut out = Vals::none();
-        if let Some(v) = value::global(name, self.env) {
-            out.add(v);
+        if let Some(def) = model::global(name, self.env) {
+            out.add(Value::from(def));
         }
         self.reads.globals.set(true);
         if let Some(user) = self.globals.get(name) {

@@ -1,0 +1,205 @@
+//! The page: the global object and its frames, `document`, elements, the
+//! markup and attributes that load, timers, `console`.
+
+use super::*;
+
+#[rustfmt::skip]
+pub(super) const PLATFORM: Platform = Platform {
+    globals: &[
+        Row(&["window", "self", "globalThis", "top", "parent", "frames", "opener", "content"], ANYWHERE, Def::Global),
+        Row(&["document"], ANYWHERE, Def::Obj(Obj::Document)),
+        Row(&["setTimeout"], ANYWHERE, Def::Effect(Effect::Timer("`setTimeout`"))),
+        Row(&["setInterval"], ANYWHERE, Def::Effect(Effect::Timer("`setInterval`"))),
+        Row(&["Image"], ANYWHERE, Def::Effect(Effect::NewElement("img", None))),
+        // `new Audio(url)` starts loading; `new Image(w, h)` takes sizes.
+        Row(&["Audio"], ANYWHERE, Def::Effect(Effect::NewElement("audio", Some(sink!("`new Audio`"))))),
+        Row(&["URL", "webkitURL"], ANYWHERE, Def::Obj(Obj::Url)),
+    ],
+    members: &[
+        (Obj::Document, Row(&["defaultView"], ANYWHERE, Def::Global)),
+        (Obj::Document, Row(&["write", "writeln"], ANYWHERE, Def::Effect(Effect::Markup("`document.write`", 0)))),
+        (Obj::Document, Row(&["createElement", "createElementNS"], ANYWHERE, Def::Effect(Effect::CreatesElement))),
+        (Obj::Url, Row(&["createObjectURL"], ANYWHERE, Def::Effect(Effect::MakesBlobUrl))),
+    ],
+    any: &[
+        Row(&["document", "ownerDocument", "contentDocument"], ANYWHERE, Def::Obj(Obj::Document)),
+        Row(&["defaultView", "contentWindow", "window", "self", "top", "parent", "opener", "frames", "globalThis"], ANYWHERE, Def::Global),
+        Row(&["click"], ANYWHERE, Def::Sink(sink!("`click`"))),
+        Row(&["submit"], ANYWHERE, Def::Sink(sink!("`submit`"))),
+        Row(&["requestSubmit"], ANYWHERE, Def::Sink(sink!("`requestSubmit`"))),
+        Row(&["dispatchEvent"], ANYWHERE, Def::Sink(sink!("`dispatchEvent`"))),
+        Row(&["load"], ANYWHERE, Def::Sink(sink!("`load`"))),
+        Row(&["insertAdjacentHTML"], ANYWHERE, Def::Effect(Effect::Markup("`insertAdjacentHTML`", 1))),
+        Row(&["setHTMLUnsafe"], ANYWHERE, Def::Effect(Effect::Markup("`setHTMLUnsafe`", 0))),
+        Row(&["createContextualFragment"], ANYWHERE, Def::Effect(Effect::Markup("`createContextualFragment`", 0))),
+        Row(&["setAttribute"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 0 })),
+        // `setAttributeNS(ns, name, value)` has the name second.
+        Row(&["setAttributeNS"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 1 })),
+        Row(&["write", "writeln"], PAGE, Def::Effect(Effect::Markup("`document.write`", 0))),
+        Row(&["execCommand"], ANYWHERE, Def::Effect(Effect::Commands(&Commands { what: "`execCommand`", markup: &[("inserthtml", 2, "`execCommand('insertHTML')`")] }))),
+        Row(&["parseFromString"], ANYWHERE, Def::Effect(Effect::ParsesMarkup("`parseFromString`"))),
+    ],
+};
+
+/// `console`'s methods print what they are given.
+pub(super) fn reads_only(name: &str) -> bool {
+    matches!(
+        name,
+        "log" | "info" | "warn" | "error" | "debug" | "dir" | "table"
+    )
+}
+
+/// Events are made with `{ view: window }`.
+pub(super) fn window_key(name: &str) -> bool {
+    name == "view"
+}
+
+/// A window's indexed properties are its frames' windows (`window[0]`).
+pub(in crate::read::script) fn is_frame_index(name: &str) -> bool {
+    name.parse::<u32>().is_ok()
+}
+
+/// An event handler's property or attribute: `onclick`, `onerror`.
+pub(in crate::read::script) fn is_event_handler(name: &str) -> bool {
+    name.starts_with("on")
+}
+
+/// Tags whose `src` or `data` runs a document or script (`""`: a tag the
+/// analysis does not know).
+const CODE_TAGS: &[&str] = &["script", "iframe", "frame", "embed", "object", ""];
+
+/// Whether the URL assigned to `name` on an element of `tag` (`""`: not
+/// known) is a document or script that runs.
+pub(in crate::read::script) fn loads_document(name: &str, tag: &str) -> bool {
+    matches!(name, "src" | "data") && CODE_TAGS.contains(&tag)
+}
+
+/// Whether an element of `tag` (`""`: not known) runs its text as code.
+pub(in crate::read::script) fn text_is_code(tag: &str) -> bool {
+    tag == "script" || tag.is_empty()
+}
+
+/// Methods that insert nodes (text among them) into an element.
+pub(in crate::read::script) fn inserts_children(name: &str) -> bool {
+    matches!(
+        name,
+        "append" | "appendChild" | "prepend" | "insertBefore" | "replaceChildren"
+    )
+}
+
+/// Names of properties whose assignment makes an element load a URL.
+const URL_PROPERTIES: &[&str] = &[
+    "src",
+    "href",
+    "action",
+    "formAction",
+    "data",
+    "srcset",
+    "poster",
+    "background",
+    "codebase",
+    "ping",
+];
+
+/// Properties whose assignment inserts markup.
+const MARKUP_PROPERTIES: &[&str] = &["innerHTML", "outerHTML", "srcdoc"];
+
+/// Properties whose assignment sets a script's code.
+const CODE_PROPERTIES: &[&str] = &["text", "textContent", "innerText"];
+
+/// Whether assigning to `name` inserts markup.
+pub(in crate::read::script) fn inserts_markup(name: &str) -> bool {
+    MARKUP_PROPERTIES.contains(&name)
+}
+
+/// Whether the value assigned to `name` is a URL something loads or
+/// navigates to, on some object (the walk checks it for code).
+pub(in crate::read::script) fn url_assigned(name: &str) -> bool {
+    name == "location" || URL_PROPERTIES.contains(&name)
+}
+
+/// Properties that make no request on an element of this tag, though they
+/// would on others: a link's `href` waits for a click, a form's `action` for
+/// a submit.
+fn inert_property(tag: &str, name: &str) -> bool {
+    matches!(
+        (tag, name),
+        ("a" | "area" | "base", "href") | ("form", "action") | ("button" | "input", "formAction")
+    )
+}
+
+/// What assigning to a property does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(in crate::read::script) enum Assigned {
+    /// Nothing the model knows of.
+    Nothing,
+    /// Starts a request, so named.
+    Request(String),
+    /// Inserts the value as markup, by this name.
+    Markup(String),
+    /// Sets code the analysis does not read, so named.
+    Code(String),
+}
+
+/// Assigning to `name` on an element the script made (`Some(tag)`, `""`
+/// when the tag is not known) or on an object the analysis cannot name
+/// (`None`).
+pub(in crate::read::script) fn assigned_element(tag: Option<&str>, name: &str) -> Assigned {
+    if let Some(tag) = tag {
+        if inert_property(tag, name) {
+            return Assigned::Nothing;
+        }
+        if text_is_code(tag) && (CODE_PROPERTIES.contains(&name) || inserts_markup(name)) {
+            return Assigned::Code(format!("assignment to `.{name}` of a created script"));
+        }
+    }
+    if url_assigned(name) {
+        Assigned::Request(format!("assignment to `.{name}`"))
+    } else if inserts_markup(name) {
+        Assigned::Markup(format!("`{name}`"))
+    } else {
+        Assigned::Nothing
+    }
+}
+
+/// What an attribute is, for `setAttribute`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::read::script) enum Attribute {
+    /// A URL the element loads or navigates to.
+    Url,
+    /// A frame's document, as markup.
+    Markup,
+    /// An event handler, as a string of code.
+    Handler,
+    /// Nothing the model knows of.
+    Other,
+}
+
+/// Attributes whose value is a URL the element loads or navigates to.
+const URL_ATTRIBUTES: &[&str] = &[
+    "src",
+    "href",
+    "xlink:href",
+    "action",
+    "formaction",
+    "data",
+    "srcset",
+    "imagesrcset",
+    "poster",
+    "background",
+    "codebase",
+    "ping",
+];
+
+/// What the attribute `name` (lower case) is.
+pub(in crate::read::script) fn attribute(name: &str) -> Attribute {
+    if URL_ATTRIBUTES.contains(&name) {
+        Attribute::Url
+    } else if name == "srcdoc" {
+        Attribute::Markup
+    } else if is_event_handler(name) {
+        Attribute::Handler
+    } else {
+        Attribute::Other
+    }
+}

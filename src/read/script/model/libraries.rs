@@ -1,0 +1,31 @@
+//! The libraries agents find on pages and call: axios and jQuery.
+
+use super::*;
+
+#[rustfmt::skip]
+pub(super) const PLATFORM: Platform = Platform {
+    globals: &[
+        Row(&["axios"], ANYWHERE, Def::Obj(Obj::Axios)),
+        Row(&["$", "jQuery"], ANYWHERE, Def::Obj(Obj::JQuery)),
+    ],
+    members: &[
+        (Obj::Axios, Row(&["request", "get", "delete", "head", "options", "post", "put", "patch", "postForm", "putForm", "patchForm"], ANYWHERE, Def::Sink(AXIOS))),
+        (Obj::Axios, Row(&["create"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Axios)))),
+        (Obj::JQuery, Row(&["get", "post", "ajax", "getJSON", "getScript", "load"], ANYWHERE, Def::Sink(sink!("`jQuery` request")))),
+    ],
+    any: &[
+        Row(&["getJSON"], ANYWHERE, Def::Sink(sink!("`getJSON`"))),
+        Row(&["getScript"], ANYWHERE, Def::Sink(sink!("`getScript`"))),
+        Row(&["ajax"], ANYWHERE, Def::Sink(sink!("`ajax`"))),
+        // `attr('src', u)` or `attr({ src: u })`.
+        Row(&["attr", "prop"], ANYWHERE, Def::Effect(Effect::SetsProperties("`attr`"))),
+    ],
+};
+
+/// `axios(config)` and its methods.
+const AXIOS: &Sink = sink!("`axios`");
+
+/// `axios(config)` itself starts a request.
+pub(super) fn called(obj: Obj) -> Option<&'static Sink> {
+    (obj == Obj::Axios).then_some(AXIOS)
+}

@@ -1,0 +1,486 @@
+//! The platform model: what the names a script reaches mean for requests,
+//! one file per platform, apart from the walk that applies them.
+//!
+//! - [`language`]: ECMAScript's own objects (`Reflect`, `Promise`,
+//!   `Object`, `eval`, a function's `call`/`apply`/`bind`);
+//! - [`dom`]: the page: the global object, `document`, elements, markup,
+//!   attributes and the properties that load, timers, `console`;
+//! - [`navigation`]: `location`, `history`, the Navigation API,
+//!   `window.open`;
+//! - [`network`]: `fetch`, `XMLHttpRequest`, beacons, sockets, workers,
+//!   caches, `import()`;
+//! - [`libraries`]: axios and jQuery;
+//! - [`playwright`]: Playwright's `page`, its context and request API, its
+//!   actions (on the Playwright server);
+//! - [`node`]: Node's module loaders (on the Playwright server).
+//!
+//! Each platform is a [`Platform`]: three tables of [`Row`]s, for the
+//! global object's properties, for members of the known objects ([`Obj`]),
+//! and for members of objects the analysis cannot name, judged by the name
+//! alone. A row says what a name is: a [`Sink`] (a function that starts a
+//! request, with its label, whether it loads code, what it returns), code
+//! the analysis cannot see, a known object, a function with an [`Effect`]
+//! of its own, or [`Def::Inert`], known to start nothing. A name in no row
+//! is not known to the model: its lookup is `None`. No name is in two rows
+//! of the same table that hold in the same environment (a test checks), so
+//! the order of the platforms does not matter.
+//!
+//! The policy today: a name the model does not know is page data, and
+//! counts nothing; `Def::Inert` and an unknown name are treated alike. The
+//! lookups keep the two apart so that a default-deny policy (an operation
+//! whose effect the model does not know counts as a possible request) is a
+//! change to how the walk reads `None`, not to the tables.
+//!
+//! The walk names no API: where it needs a platform fact (which methods
+//! call their callbacks once, which properties load, what an attribute
+//! does) it asks a function here.
+
+use super::Env;
+
+mod dom;
+mod language;
+mod libraries;
+mod navigation;
+mod network;
+mod node;
+mod playwright;
+
+#[cfg(test)]
+mod tests;
+
+/// What a sink runs at the URL it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Loads {
+    /// Nothing (an image, a navigation): only `javascript:` URLs run code.
+    No,
+    /// A frame or a script element: `data:` and `blob:` URLs run the
+    /// script's own code.
+    FromMadeUrls,
+    /// A worker or an import: so does any URL the analysis cannot read.
+    Always,
+}
+
+/// What calling a sink gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Returns {
+    /// Page data; a new object the script made when constructed with `new`.
+    Data,
+    /// A window (`window.open`): the global object of another page.
+    Window,
+}
+
+/// A function that starts one request each time it is called or
+/// constructed.
+#[derive(Debug, Eq)]
+pub(super) struct Sink {
+    /// How the model reads it: "`fetch`".
+    pub(super) label: &'static str,
+    /// What it runs at the URL of its first argument.
+    pub(super) loads: Loads,
+    /// What the call gives.
+    pub(super) returns: Returns,
+}
+
+impl PartialEq for Sink {
+    /// The same row, or rows alike: the walk compares values often, and
+    /// most comparisons of sinks are of one row with itself.
+    fn eq(&self, other: &Sink) -> bool {
+        std::ptr::eq(self, other)
+            || (self.label == other.label
+                && self.loads == other.loads
+                && self.returns == other.returns)
+    }
+}
+
+/// A sink, for a row: `sink!("`fetch`")`, with `loads Always` or `returns
+/// Window` where the defaults (`Loads::No`, `Returns::Data`) do not hold.
+macro_rules! sink {
+    ($label:literal) => {
+        sink!($label, loads No, returns Data)
+    };
+    ($label:literal, loads $loads:ident) => {
+        sink!($label, loads $loads, returns Data)
+    };
+    ($label:literal, returns $returns:ident) => {
+        sink!($label, loads No, returns $returns)
+    };
+    ($label:literal, loads $loads:ident, returns $returns:ident) => {
+        &Sink {
+            label: $label,
+            loads: Loads::$loads,
+            returns: Returns::$returns,
+        }
+    };
+}
+use sink;
+
+/// Browser, library and Playwright objects that lead to requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Obj {
+    Location,
+    Document,
+    Navigator,
+    ServiceWorkers,
+    History,
+    Navigation,
+    Caches,
+    Xhr,
+    Reflect,
+    Promise,
+    /// `Object`, for `Object.assign`.
+    Object,
+    /// `URL`, for `URL.createObjectURL`.
+    Url,
+    Axios,
+    JQuery,
+    Page,
+    BrowserContext,
+    ApiRequest,
+}
+
+/// Known functions whose effect depends on their arguments; the walk
+/// applies each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Effect {
+    /// Gives this known object (`new XMLHttpRequest()`, `caches.open(name)`,
+    /// `page.context()`).
+    Returns(Obj),
+    /// An element of the tag in argument 0 (`document.createElement(tag)`).
+    CreatesElement,
+    /// An element of this tag (`new Image()`); with arguments, the sink
+    /// starts (`new Audio(url)`).
+    NewElement(&'static str, Option<&'static Sink>),
+    /// Inserts the markup at argument `.1` and after, named `.0`.
+    Markup(&'static str, usize),
+    /// Sets the attribute named at argument `name_at` to the value after
+    /// it; `what` names the function in messages.
+    SetsAttribute { what: &'static str, name_at: usize },
+    /// Runs a function later, or a string as code (`setTimeout`).
+    Timer(&'static str),
+    /// The sink once per argument, each a URL of code (`importScripts`);
+    /// the last word names what is loaded.
+    LoadsEachArgument(&'static Sink, &'static str),
+    /// The sink once per element of the list in argument 0
+    /// (`cache.addAll`).
+    LoadsEachListed(&'static Sink, &'static str),
+    /// With at least `.0` arguments the sink starts; with fewer it gives
+    /// the object (`document.open`).
+    OpensWith(usize, &'static Sink, Obj),
+    /// Calls (or constructs) argument 0 once (`Reflect.apply`); `how`
+    /// completes "… at 1:10" for the other arguments, which escape.
+    CallsArgument { construct: bool, how: &'static str },
+    /// Reads member argument 1 of argument 0 (`Reflect.get`).
+    GetsMember,
+    /// Assigns argument 2 to member argument 1 of argument 0
+    /// (`Reflect.set`).
+    SetsMember,
+    /// The function (or string of code) at this argument runs once in the
+    /// page (Playwright's `evaluate`).
+    RunsInPage(usize),
+    /// Argument 0 runs in every page the context loads (`addInitScript`).
+    RunsInEveryPage,
+    /// Copies the properties of arguments 1… onto argument 0, as if
+    /// assigned (`Object.assign`).
+    CopiesProperties(&'static str),
+    /// Sets properties of page objects: `(name, value)` or an object of
+    /// them (jQuery's `attr`).
+    SetsProperties(&'static str),
+    /// Gives a `blob:` URL to data the script made (`URL.createObjectURL`).
+    MakesBlobUrl,
+    /// Parses markup into an inert document (`DOMParser`): literal markup
+    /// is parsed to be inserted, and counts.
+    ParsesMarkup(&'static str),
+    /// Runs the command named in argument 0 (`execCommand`).
+    Commands(&'static Commands),
+    /// Starts nothing: a promise's `resolve` and `reject`.
+    Nothing,
+}
+
+/// Commands run by name (`execCommand('insertHTML', _, html)`), behind a
+/// reference to keep [`Effect`], and so every value, small.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Commands {
+    /// The function, in messages.
+    pub(super) what: &'static str,
+    /// The commands that insert markup: the name (lower case), the markup's
+    /// argument, and how the model reads it.
+    pub(super) markup: &'static [(&'static str, usize, &'static str)],
+}
+
+/// What a name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Def {
+    /// The global object: `window`, `top`, a frame's `contentWindow`.
+    Global,
+    /// A known object.
+    Obj(Obj),
+    /// A function that starts a request.
+    Sink(&'static Sink),
+    /// A function that runs code the analysis cannot see, as the model
+    /// reads it (`` `eval` ``).
+    Opaque(&'static str),
+    /// A function with an effect of its own.
+    Effect(Effect),
+    /// Known to start nothing.
+    Inert,
+}
+
+/// One row of a table: the names it holds for, the environment it holds in
+/// (`None`: both), and what they are.
+pub(super) struct Row(
+    pub(super) &'static [&'static str],
+    pub(super) Option<Env>,
+    pub(super) Def,
+);
+
+/// Only in a page.
+const PAGE: Option<Env> = Some(Env::Page);
+/// Only on the Playwright server.
+const SERVER: Option<Env> = Some(Env::PlaywrightServer);
+/// In both.
+const ANYWHERE: Option<Env> = None;
+
+/// What one platform knows.
+pub(super) struct Platform {
+    /// Properties of the global object.
+    globals: &'static [Row],
+    /// Members of the known objects.
+    members: &'static [(Obj, Row)],
+    /// Members of any object the analysis cannot name (page data, an
+    /// element, a parameter), by name alone.
+    any: &'static [Row],
+}
+
+const PLATFORMS: &[&Platform] = &[
+    &language::PLATFORM,
+    &dom::PLATFORM,
+    &navigation::PLATFORM,
+    &network::PLATFORM,
+    &libraries::PLATFORM,
+    &playwright::PLATFORM,
+    &node::PLATFORM,
+];
+
+fn find(rows: &[Row], name: &str, env: Env) -> Option<Def> {
+    rows.iter()
+        .find(|Row(names, only, _)| only.is_none_or(|e| e == env) && names.contains(&name))
+        .map(|row| row.2)
+}
+
+/// A set of names that may be in a table, two bits each ([`slots`]): most names
+/// a script reads are in no table (`length`, `textContent`, `map`), and the
+/// filter turns them away without scanning the tables, which a match over
+/// the names did as fast.
+struct Filter([u64; WORDS]);
+
+/// Where `name` falls in a [`Filter`]: two bits, from its length and its
+/// first three and last two bytes, mixed. Of the 1,700 names of the
+/// benchmark's scripts and the fixture table that are in no table, 3 pass
+/// the filter of `any`.
+#[inline]
+const fn slots(name: &[u8]) -> (usize, usize) {
+    const fn at(name: &[u8], i: usize) -> u64 {
+        if i < name.len() { name[i] as u64 } else { 0 }
+    }
+    let n = name.len();
+    let h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ at(name, 0).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ at(name, 1).wrapping_mul(0x1656_67B1_9E37_79F9)
+        ^ at(name, 2).wrapping_mul(0x27D4_EB2F_1656_67C5)
+        ^ at(name, n.wrapping_sub(2)).wrapping_mul(0xFF51_AFD7_ED55_8CCD)
+        ^ at(name, n.wrapping_sub(1)).wrapping_mul(0x85EB_CA77_C2B2_AE63);
+    let bits = 64 * WORDS as u64;
+    (((h >> 40) % bits) as usize, ((h >> 20) % bits) as usize)
+}
+
+/// The size of a [`Filter`], in 64-bit words.
+const WORDS: usize = 64;
+
+impl Filter {
+    /// The filter of table `which` (0 globals, 1 members, 2 any) over every
+    /// platform.
+    const fn of(which: u8) -> Filter {
+        let mut bits = [0u64; WORDS];
+        let mut p = 0;
+        while p < PLATFORMS.len() {
+            let platform = PLATFORMS[p];
+            let count = match which {
+                0 => platform.globals.len(),
+                1 => platform.members.len(),
+                _ => platform.any.len(),
+            };
+            let mut r = 0;
+            while r < count {
+                let names = match which {
+                    0 => platform.globals[r].0,
+                    1 => platform.members[r].1.0,
+                    _ => platform.any[r].0,
+                };
+                let mut n = 0;
+                while n < names.len() {
+                    let (a, b) = slots(names[n].as_bytes());
+                    bits[a / 64] |= 1 << (a % 64);
+                    bits[b / 64] |= 1 << (b % 64);
+                    n += 1;
+                }
+                r += 1;
+            }
+            p += 1;
+        }
+        Filter(bits)
+    }
+
+    #[inline]
+    fn may_hold(&self, name: &str) -> bool {
+        let (a, b) = slots(name.as_bytes());
+        self.0[a / 64] & (1 << (a % 64)) != 0 && self.0[b / 64] & (1 << (b % 64)) != 0
+    }
+}
+
+static GLOBALS: Filter = Filter::of(0);
+static MEMBERS: Filter = Filter::of(1);
+static ANY: Filter = Filter::of(2);
+
+/// The global object's property `name`, where the code runs in `env`.
+/// (The filter is inlined where the walk looks a name up, the scan not.)
+#[inline]
+pub(super) fn global(name: &str, env: Env) -> Option<Def> {
+    if !GLOBALS.may_hold(name) {
+        return None;
+    }
+    scan_globals(name, env)
+}
+
+#[inline(never)]
+fn scan_globals(name: &str, env: Env) -> Option<Def> {
+    PLATFORMS.iter().find_map(|p| find(p.globals, name, env))
+}
+
+/// Member `name` of the known object `obj`; `None` when the object has no
+/// row for it and the name alone decides ([`by_name`]).
+#[inline]
+pub(super) fn member(obj: Obj, name: &str, env: Env) -> Option<Def> {
+    if !MEMBERS.may_hold(name) {
+        return None;
+    }
+    scan_members(obj, name, env)
+}
+
+#[inline(never)]
+fn scan_members(obj: Obj, name: &str, env: Env) -> Option<Def> {
+    PLATFORMS.iter().find_map(|p| {
+        p.members
+            .iter()
+            .find(|(o, Row(names, only, _))| {
+                *o == obj && only.is_none_or(|e| e == env) && names.contains(&name)
+            })
+            .map(|(_, row)| row.2)
+    })
+}
+
+/// Member `name` of an object the analysis cannot name, judged by the name
+/// alone.
+#[inline]
+pub(super) fn by_name(name: &str, env: Env) -> Option<Def> {
+    if !ANY.may_hold(name) {
+        return None;
+    }
+    scan_any(name, env)
+}
+
+#[inline(never)]
+fn scan_any(name: &str, env: Env) -> Option<Def> {
+    PLATFORMS.iter().find_map(|p| find(p.any, name, env))
+}
+
+/// The arguments the platform gives the script's function when it is sent
+/// as one: Playwright's `page` first on its server.
+pub(super) fn first_argument(env: Env) -> Option<Def> {
+    playwright::first_argument(env)
+}
+
+/// How the model reads a known object's name.
+pub(super) fn obj_name(obj: Obj) -> &'static str {
+    match obj {
+        Obj::Location => "`location`",
+        Obj::Document => "`document`",
+        Obj::Navigator => "`navigator`",
+        Obj::ServiceWorkers => "`navigator.serviceWorker`",
+        Obj::History => "`history`",
+        Obj::Navigation => "`navigation`",
+        Obj::Caches => "`caches`",
+        Obj::Xhr => "an `XMLHttpRequest`",
+        Obj::Reflect => "`Reflect`",
+        Obj::Promise => "`Promise`",
+        Obj::Object => "`Object`",
+        Obj::Url => "`URL`",
+        Obj::Axios => "`axios`",
+        Obj::JQuery => "`jQuery`",
+        Obj::Page => "`page`",
+        Obj::BrowserContext => "a browser context",
+        Obj::ApiRequest => "`request`",
+    }
+}
+
+/// Objects whose methods start requests and which code the analysis does
+/// not see could call, if handed one (`History.prototype.back.call(history)`).
+/// `document` is handed to page functions too often (`document.evaluate(x,
+/// document)`) and its requests go through markup and elements, which are
+/// counted where they are made; Playwright's objects are handed to helpers.
+pub(super) fn unsafe_to_hand_over(obj: Obj) -> bool {
+    matches!(
+        obj,
+        Obj::Location
+            | Obj::Navigator
+            | Obj::ServiceWorkers
+            | Obj::History
+            | Obj::Navigation
+            | Obj::Caches
+            | Obj::Xhr
+    )
+}
+
+/// Objects that can reach a request: a computed member of one with a key the
+/// analysis cannot read is opaque.
+pub(super) fn reaches_requests(obj: Obj) -> bool {
+    !matches!(obj, Obj::Promise | Obj::Object | Obj::Url)
+}
+
+/// The sink that calling the object itself starts (`axios(config)`; its
+/// argument is a request's settings, not a URL).
+pub(super) fn called(obj: Obj) -> Option<&'static Sink> {
+    libraries::called(obj)
+}
+
+/// Whether constructing the object runs its first argument once, handing
+/// it functions that start nothing (`new Promise(executor)`).
+pub(super) fn runs_executor(obj: Obj) -> bool {
+    language::runs_executor(obj)
+}
+
+/// Methods of any object that call each function given them once, with the
+/// object (a promise's `then`, `catch`, `finally`).
+pub(super) fn calls_back_once(name: &str) -> bool {
+    language::calls_back_once(name)
+}
+
+/// Functions to which the global object may be passed safely: they only
+/// read its keys or print it.
+pub(super) fn reads_only(name: &str) -> bool {
+    language::reads_only(name) || dom::reads_only(name)
+}
+
+/// An object literal's key under which the global object is handed over
+/// safely (`{ view: window }`, how events are made).
+pub(super) fn window_key(name: &str) -> bool {
+    dom::window_key(name)
+}
+
+pub(super) use dom::{
+    Assigned, Attribute, assigned_element, attribute, inserts_children, inserts_markup,
+    is_event_handler, is_frame_index, loads_document, text_is_code, url_assigned,
+};
+pub(super) use language::{FnMember, UNDEFINED, function_member, is_callee, is_constructor};
+pub(super) use navigation::{assigned_global, assigned_obj};
+pub(super) use network::IMPORT;
+pub(super) use node::{MODULE_IMPORT, imports_modules};

@@ -1,0 +1,790 @@
+//! The gate on a Redis server: every process on every machine pointed at one
+//! server meets every other on the same gate.
+//!
+//! # One clock
+//! Every time the gate compares is the server's: each step on a site's state
+//! is one Lua script that reads `TIME` itself (allowed since scripts
+//! replicate their effects, the default since Redis 5 and the only mode in
+//! 7). Clients whose clocks disagree by minutes still keep the gap, because
+//! no client's clock takes part in a decision. The process's own
+//! [`OffsetClock`] is set to the server's time when the process first reads
+//! it, for what it stamps on its own (log lines, tab ages, messages); a Post
+//! stamps its finish before that, by the server's clock, one round trip
+//! sooner.
+//!
+//! # What is atomic how
+//! - The steps of [`crate::pacing::step`] (an admission: drop lapsed leases,
+//!   the lost-state rule, budgets, [`SiteState::try_admit`]; a finish, a
+//!   cancel, a confirm, an extend) are each one script (`redis/<step>.lua`
+//!   after the preludes `redis/base.lua` and `redis/state.lua`, which is
+//!   `decision.rs` line for line, applied as `step::apply` applies it, and
+//!   told by the Rust which policy heals a lost state): the server runs a
+//!   script with nothing else in between, so no read-then-write ever
+//!   crosses the network. Scripts are sent by hash
+//!   (`EVALSHA`) and loaded again when the server answers `NOSCRIPT` (after
+//!   a restart).
+//! - Joining, leaving and reclaiming queue places are scripts too. Leaving
+//!   is sent without waiting for the answer (see below).
+//! - A backoff step is an optimistic transaction (`WATCH` the state, run
+//!   `step::apply` with its closure here, `MULTI`/`EXEC`, again if the
+//!   state changed meanwhile): it is rare, and its closure cannot run on the
+//!   server.
+//! - The tab map is looked at first with a plain `GET` (most events change
+//!   nothing), and changed in the same kind of transaction. A call record
+//!   is one `MULTI` (with an agent) or one `SET`; taking it is one script.
+//! - The gate log is appended with `XADD` after the step it records, best
+//!   effort, as the file log is.
+//! - Best-effort writes (the log's `XADD`, leaving a queue) do not wait for
+//!   their answers: they go out ahead of the next command, whose wait
+//!   covers them, or, when the process is done with the store, last, in
+//!   one write. A paced PreToolUse thus leaves its queue and logs its
+//!   admission without a round trip between the admission and its exit.
+//!
+//! # Keys
+//! All under [`PREFIX`], so a shared server can hold other data:
+//!
+//! | key | holds | lives |
+//! |---|---|---|
+//! | `site:<site>` | the site's [`SiteState`], the JSON the file store writes | 31 days from its last change (longer than any budget window) |
+//! | `site:<site>:lost-<ms>` | a state that could not be read, set aside | 7 days |
+//! | `sites` | sorted set: site → its last change (ms) | trimmed to the last 31 days on each change |
+//! | `changed:<site>` | wake-up list for the caller at the head of the site's queue | 10 s |
+//! | `queue:<site>` | sorted set of the tickets waiting for the site | `stale_after` from the last join |
+//! | `place:<ticket>` | one waiting caller, alive while renewed | [`LEASE_TTL`], renewed every [`RENEW_EVERY`] |
+//! | `wake:<ticket>` | wake-up list for that caller | 10 s |
+//! | `ticket` | the last ticket given | one small key, kept |
+//! | `lease:<id>` | the lease of holds taken while a call waits for its other sites | [`LEASE_TTL`], renewed |
+//! | `agent:<agent>` | hash: the agent's last admitted call (`call`, `open`, `record`) | 7 days from the call |
+//! | `call:<call>` | the record of a call with no agent | 24 hours |
+//! | `tabs` | the tab map ([`TabMap`], at most 512 tabs) | 30 days from its last change |
+//! | `log` | stream of admissions, finishes, give-ups, blocks and backend notes | capped at about [`LOG_MAX`] entries |
+//! | `marker` | which life of the server's data this is | kept; gone only with the data |
+//!
+//! # Keeping a place alive
+//! A place in a queue and a lease are keys with a time to live of
+//! [`LEASE_TTL`], renewed every [`RENEW_EVERY`] by the process's heartbeat
+//! thread over a connection of its own (a blocked `BLPOP` on the main one
+//! must not delay a renewal). A process that dies or is stopped stops
+//! renewing, its keys expire, and the next look at the queue (or at a site,
+//! for a lease's holds) reclaims them: seconds, not minutes.
+//!
+//! # Waiting without polling
+//! Each waiter blocks on the server: on `wake:<ticket>` while callers are
+//! ahead of it, pushed by the one just ahead when it leaves; at the head, on
+//! `changed:<site>`, pushed by every step that may make the site due sooner.
+//! `BLPOP` costs nothing while it waits. A bounded poll ([`QUEUE_BACKSTOP`],
+//! [`WATCH_BACKSTOP`]) only catches a wake-up that went to a process that
+//! died or was stopped.
+//!
+//! # Failing closed
+//! Every connection has a connect timeout and a command timeout
+//! ([`CONNECT_TIMEOUT`], [`COMMAND_TIMEOUT`]; a blocking call's read timeout
+//! is its own timeout plus the command timeout). A server that cannot be
+//! reached, answers too slowly, refuses the credentials or answers an error
+//! is an [`Error::Backend`] naming the server (password masked), which
+//! blocks a PreToolUse.
+//!
+//! # An empty server
+//! A server that lost its data (restarted without persistence, flushed) is a
+//! fresh gate: nothing there says a site is busy. The `marker` key tells:
+//! each machine keeps the last marker it saw in its state directory, and a
+//! different or new one is noted in the gate log.
+//!
+//! Standalone Redis only (or a primary): the scripts read keys they are not
+//! given (leases, places), which Redis Cluster does not allow.
+
+use std::{
+    collections::BTreeMap,
+    io::Read,
+    path::PathBuf,
+    sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock},
+    time::{Duration, Instant},
+};
+
+use redis::{
+    Connection, ConnectionLike, IntoConnectionInfo, RedisError, RedisResult, Script, Value,
+};
+
+use super::{LEASE_TTL, Log, Options, RENEW_EVERY, Store, heartbeat, redact_url};
+
+mod log;
+mod queue;
+mod sites;
+mod tabs;
+use crate::{
+    error::{Error, Result},
+    pacing::clock::{Clock, EpochMs, FakeClock, Mono, OffsetClock},
+    pacing::decision::{Decision, Policy, SiteState},
+    pacing::log::{Kind, Record},
+    state_dir::{Dir, Mode},
+};
+
+/// Every key the store uses starts with this.
+pub const PREFIX: &str = "pace-hook:";
+/// How long a connection may take to open (and authenticate).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long any command may take to answer.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(3);
+/// A waiter behind others looks at the queue at least this often, in case
+/// the wake-up meant for it went to a process that died.
+pub const QUEUE_BACKSTOP: Duration = RENEW_EVERY;
+/// The caller at the head of a queue looks at the site at least this often,
+/// in case a wake-up went to a stopped process.
+pub const WATCH_BACKSTOP: Duration = Duration::from_secs(2);
+/// Redis checks blocking timeouts at its `hz` (10 a second by default), so
+/// a `BLPOP` can return up to 100 ms after its timeout: the server is asked
+/// to wait this much less, and the rest is slept here.
+const LATE_MARGIN: Duration = Duration::from_millis(110);
+/// The gate log stream keeps about this many entries.
+pub const LOG_MAX: u64 = 20_000;
+/// How long a site's state lives after its last change; `STATE_TTL` in
+/// `redis/base.lua` says the same.
+const STATE_TTL_MS: u64 = 31 * 24 * 3_600_000;
+/// How long a wake-up nobody took lasts; `WAKE_TTL` in `redis/base.lua`.
+const WAKE_TTL_MS: u64 = 10_000;
+const CALL_TTL_MS: u64 = 24 * 3_600_000;
+const AGENT_TTL_MS: u64 = 7 * 24 * 3_600_000;
+const TABS_TTL_MS: u64 = 30 * 24 * 3_600_000;
+/// The file in the state directory with the last marker seen on each server.
+const SEEN_FILE: &str = "redis-seen.json";
+
+/// Reply codes shared with the scripts.
+const CORRUPT: i64 = 9;
+
+/// One script: `redis/base.lua` (prefix, clock, numbers), for the steps on
+/// a site's state `redis/state.lua` (`decision.rs` in Lua), and the step
+/// itself; hashed (SHA-1, for `EVALSHA`) the first time it is used. Each is
+/// hashed on its own, and the queue's scripts leave `state.lua` out:
+/// hashing is the largest user-space cost of an event on this store (6 % of
+/// its samples under `perf` when all eleven were hashed up front).
+macro_rules! script {
+    ($name:ident, $file:literal) => {
+        static $name: LazyLock<Script> = LazyLock::new(|| {
+            Script::new(concat!(
+                include_str!("base.lua"),
+                include_str!("state.lua"),
+                include_str!(concat!($file, ".lua"))
+            ))
+        });
+    };
+    ($name:ident, $file:literal, base only) => {
+        static $name: LazyLock<Script> = LazyLock::new(|| {
+            Script::new(concat!(
+                include_str!("base.lua"),
+                include_str!(concat!($file, ".lua"))
+            ))
+        });
+    };
+}
+
+script!(ADMIT, "admit");
+script!(FINISH, "finish");
+script!(CANCEL, "cancel");
+script!(CONFIRM, "confirm");
+script!(EXTEND, "extend");
+script!(CHECK, "check");
+script!(HELLO, "hello", base only);
+script!(JOIN, "join", base only);
+script!(AHEAD, "ahead", base only);
+/// `redis/leave.lua`, sent whole (`EVAL`): a place is left without
+/// waiting for the answer, and a server that restarted since the script was
+/// last loaded would answer `EVALSHA` with `NOSCRIPT`, which nobody reads.
+const LEAVE_SRC: &str = concat!(include_str!("base.lua"), include_str!("leave.lua"));
+script!(TAKE_CALL, "take_call", base only);
+
+/// What the store and its places, leases and watches share: the server and
+/// the connections to it.
+struct Inner {
+    client: redis::Client,
+    /// The URL with the password masked, for messages.
+    server: String,
+    /// The password, to scrub from any message that might repeat it.
+    secret: Option<String>,
+    /// Commands of the gate's own thread (and any other, one at a time).
+    main: Mutex<Option<Connection>>,
+    /// Blocking waits, so they hold up no other command.
+    blocking: Mutex<Option<Connection>>,
+    /// The heartbeat's renewals.
+    beat: Mutex<Option<Connection>>,
+    /// The call's deadline, if one was set ([`crate::store::Store::bound_io`]):
+    /// no command waits past it.
+    until: Mutex<Option<Mono>>,
+    /// Writes whose answer nobody needs (the stream log, leaving a queue),
+    /// packed, and how many: sent ahead of the next command on `main`, or,
+    /// when the process is done with the store, last and without waiting.
+    deferred: Mutex<(Vec<u8>, usize)>,
+    /// Test only: the server's clock, in µs, for replaying a timeline.
+    #[cfg(test)]
+    test_now_us: Mutex<Option<u64>>,
+    /// For the property tests: a fake clock that every script reads instead
+    /// of the server's `TIME`, and that every wait steps instead of
+    /// blocking on the server. `None` in every real use.
+    fake: Option<Arc<FakeClock>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Inner {
+    fn key(&self, kind: &str, name: &str) -> String {
+        format!("{PREFIX}{kind}:{name}")
+    }
+
+    /// The clock argument of every script: empty (the server's `TIME`).
+    fn clock_arg(&self) -> String {
+        #[cfg(test)]
+        if let Some(us) = *lock(&self.test_now_us) {
+            return us.to_string();
+        }
+        if let Some(fake) = &self.fake {
+            return fake.now_floor().saturating_mul(1000).to_string();
+        }
+        String::new()
+    }
+
+    fn connect(&self) -> Result<Connection> {
+        let c = self
+            .client
+            .get_connection_with_timeout(self.bounded(CONNECT_TIMEOUT)?)
+            .map_err(|e| self.error(&e))?;
+        c.set_read_timeout(Some(COMMAND_TIMEOUT))
+            .and_then(|()| c.set_write_timeout(Some(COMMAND_TIMEOUT)))
+            .map_err(|e| self.error(&e))?;
+        Ok(c)
+    }
+
+    /// [`Self::bounded`], or a millisecond once nothing is left (for a read
+    /// timeout set inside a command: the command then fails as timed out).
+    fn bounded_or(&self, timeout: Duration) -> Duration {
+        self.bounded(timeout)
+            .unwrap_or(Duration::from_millis(1))
+            .max(Duration::from_millis(1))
+    }
+
+    /// `timeout`, cut to what is left before the call's deadline; an error
+    /// once nothing is.
+    fn bounded(&self, timeout: Duration) -> Result<Duration> {
+        let Some(until) = *lock(&self.until) else {
+            return Ok(timeout);
+        };
+        let left = crate::pacing::clock::SystemClock.left(until);
+        if left.is_zero() {
+            return Err(Error::Backend {
+                server: self.server.clone(),
+                setup: false,
+                problem: "answered too slowly: the call's deadline passed while it waited for the server; it may be overloaded, or the network to it slow: check them".to_owned(),
+            });
+        }
+        Ok(timeout.min(left))
+    }
+
+    /// Run `f` on `slot`'s connection, opening one if needed. A connection
+    /// that failed (or timed out, leaving a reply in flight) is dropped, and
+    /// the next use opens another.
+    fn on<T>(
+        &self,
+        slot: &Mutex<Option<Connection>>,
+        f: impl FnOnce(&mut Connection) -> RedisResult<T>,
+    ) -> Result<T> {
+        let mut guard = lock(slot);
+        let conn = match &mut *guard {
+            Some(c) => c,
+            None => guard.insert(self.connect()?),
+        };
+        if lock(&self.until).is_some() {
+            let t = self.bounded(COMMAND_TIMEOUT)?;
+            if let Err(e) = conn
+                .set_read_timeout(Some(t))
+                .and_then(|()| conn.set_write_timeout(Some(t)))
+            {
+                *guard = None;
+                return Err(self.error(&e));
+            }
+        }
+        match f(conn) {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                if e.is_io_error() || e.is_timeout() || is_interrupted(&e) || !conn.is_open() {
+                    *guard = None;
+                }
+                Err(self.error(&e))
+            }
+        }
+    }
+
+    fn run<T>(&self, f: impl FnOnce(&mut Connection) -> RedisResult<T>) -> Result<T> {
+        let (bytes, count) = std::mem::take(&mut *lock(&self.deferred));
+        self.on(&self.main, |c| {
+            if count > 0 {
+                c.send_packed_command(&bytes)?;
+                for _ in 0..count {
+                    // Answers nobody waits for: read and dropped. One that
+                    // is an error (a write that failed) is as if it had not
+                    // been tried, which a best-effort write allows.
+                    if let Err(e) = c.recv_response()
+                        && (e.is_io_error() || e.is_timeout() || is_interrupted(&e))
+                    {
+                        return Err(e);
+                    }
+                }
+            }
+            f(c)
+        })
+    }
+
+    /// Send `cmd` later without waiting for its answer: with the next
+    /// command, or when the store is dropped. For best-effort writes only.
+    fn defer(&self, cmd: &redis::Cmd) {
+        let mut d = lock(&self.deferred);
+        d.0.extend_from_slice(&cmd.get_packed_command());
+        d.1 += 1;
+    }
+
+    /// Send the deferred writes in one go and do not wait: the process is
+    /// done with the store. One write, after every earlier answer was read,
+    /// so nothing holds it back (Nagle) and closing the connection right
+    /// after sends it whole.
+    fn send_deferred(&self) {
+        let (bytes, count) = std::mem::take(&mut *lock(&self.deferred));
+        if count > 0
+            && let Some(c) = lock(&self.main).as_mut()
+        {
+            let _ = c.send_packed_command(&bytes);
+        }
+    }
+
+    /// The one-line error for `e`: the server, what went wrong, what to do.
+    fn error(&self, e: &RedisError) -> Error {
+        let detail = e.to_string();
+        let (setup, problem) = if e.kind() == redis::ErrorKind::AuthenticationFailed
+            || matches!(e.code(), Some("WRONGPASS" | "NOAUTH"))
+        {
+            (
+                true,
+                format!(
+                    "refused the user or password pace-hook gave ({detail}); fix them in the `backend` URL (or PACE_HOOK_BACKEND)"
+                ),
+            )
+        } else if e.kind() == redis::ErrorKind::InvalidClientConfig {
+            (
+                true,
+                format!(
+                    "cannot be used: {detail}; write the URL as redis://[user:password@]host:port/db"
+                ),
+            )
+        } else if e.code() == Some("NOPERM") {
+            (
+                true,
+                format!(
+                    "does not let pace-hook's user run what the gate needs ({detail}); allow scripts, TIME, BLPOP and XADD on `{PREFIX}*`"
+                ),
+            )
+        } else if e.is_timeout() {
+            (
+                false,
+                format!(
+                    "did not answer within {} s ({detail}); it may be overloaded, stopped or out of reach: check it and the network to it",
+                    COMMAND_TIMEOUT.as_secs()
+                ),
+            )
+        } else if e.is_connection_refusal() {
+            (
+                false,
+                format!(
+                    "refused the connection ({detail}); start it, or point `backend` (or PACE_HOOK_BACKEND) at one that runs"
+                ),
+            )
+        } else if e.is_io_error() || e.is_connection_dropped() {
+            (
+                false,
+                format!(
+                    "cannot be reached ({detail}); check that it runs and that this machine can reach it"
+                ),
+            )
+        } else {
+            (false, format!("answered with an error ({detail})"))
+        };
+        Error::Backend {
+            server: self.server.clone(),
+            problem: self.scrub(&problem),
+            setup,
+        }
+    }
+
+    /// One line, and no password in it.
+    fn scrub(&self, text: &str) -> String {
+        let mut t = text.replace(['\n', '\r'], " ");
+        if let Some(s) = self.secret.as_deref().filter(|s| s.len() >= 3) {
+            t = t.replace(s, "***");
+        }
+        t
+    }
+
+    /// Wait on list `key` for up to `timeout`; `true` if something came.
+    /// The server waits all but [`LATE_MARGIN`]; the rest is slept here, so
+    /// the wait is never cut short nor much longer than asked.
+    fn block_pop(&self, key: &str, timeout: Duration) -> Result<bool> {
+        if let Some(fake) = &self.fake {
+            // A fake clock's wait is a step of the clock: nobody else runs.
+            fake.sleep(timeout);
+            return Ok(false);
+        }
+        let clock = crate::pacing::clock::SystemClock;
+        let start = clock.mono();
+        let server_wait = timeout.saturating_sub(LATE_MARGIN);
+        if server_wait >= Duration::from_millis(10) {
+            let mut interrupted = false;
+            let got: Option<(String, String)> = self
+                .on(&self.blocking, |c| {
+                    c.set_read_timeout(Some(self.bounded_or(server_wait + COMMAND_TIMEOUT)))?;
+                    let got = redis::cmd("BLPOP")
+                        .arg(key)
+                        .arg(format!("{:.3}", server_wait.as_secs_f64()))
+                        .query(c);
+                    match got {
+                        // Stopped (Ctrl-Z, SIGSTOP) and continued: a read with a
+                        // timeout then fails with EINTR instead of going on. The
+                        // reply may still come, so this connection is done for
+                        // (a dropped wake-up is caught by the backstop); the
+                        // caller just looks again.
+                        Err(e) if is_interrupted(&e) => {
+                            interrupted = true;
+                            Err(e)
+                        }
+                        got => {
+                            c.set_read_timeout(Some(self.bounded_or(COMMAND_TIMEOUT)))?;
+                            got
+                        }
+                    }
+                })
+                .or_else(|e| if interrupted { Ok(None) } else { Err(e) })?;
+            if got.is_some() || interrupted {
+                return Ok(true);
+            }
+        }
+        clock.sleep(timeout.saturating_sub(clock.mono().since(start)));
+        Ok(false)
+    }
+
+    /// Renew `key`'s time to live, from the heartbeat thread; whether the
+    /// key was there to renew. Failures are left alone: a key not renewed
+    /// lapses, which only costs this process its place.
+    fn renew(&self, key: &str) -> bool {
+        let renewed = self.on(&self.beat, |c| {
+            redis::cmd("PEXPIRE")
+                .arg(key)
+                .arg(LEASE_TTL.as_millis() as u64)
+                .query::<i64>(c)
+        });
+        matches!(renewed, Ok(1))
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.send_deferred();
+    }
+}
+
+/// Whether `e` is a system call cut short by a signal (EINTR).
+fn is_interrupted(e: &RedisError) -> bool {
+    type Shared = Arc<dyn std::error::Error + Send + Sync>;
+    // The crate keeps the io::Error in an Arc, which is what `source` gives.
+    let Some(source) = std::error::Error::source(e) else {
+        return false;
+    };
+    let io = source.downcast_ref::<std::io::Error>().or_else(|| {
+        source
+            .downcast_ref::<Shared>()
+            .and_then(|a| a.downcast_ref::<std::io::Error>())
+    });
+    io.is_some_and(|io| io.kind() == std::io::ErrorKind::Interrupted)
+}
+
+/// Renew `key` from the heartbeat until the registration drops.
+fn keep_alive(inner: &Arc<Inner>, key: String) -> heartbeat::Registration {
+    let inner = inner.clone();
+    heartbeat::register(move || {
+        inner.renew(&key);
+    })
+}
+
+/// [`keep_alive`] for a place, noting in `alive_at` when each renewal found
+/// its key still there.
+fn keep_place_alive(
+    inner: &Arc<Inner>,
+    key: String,
+    alive_at: Arc<Mutex<Instant>>,
+) -> heartbeat::Registration {
+    let inner = inner.clone();
+    heartbeat::register(move || {
+        if inner.renew(&key) {
+            *lock(&alive_at) = Instant::now();
+        }
+    })
+}
+
+/// The gate on a Redis server.
+pub struct RedisStore {
+    inner: Arc<Inner>,
+    clock: Arc<OffsetClock>,
+    settings: Options,
+    /// The state directory on this machine: the local gate log, and the
+    /// marker last seen on the server.
+    home: PathBuf,
+    root: OnceLock<Result<Dir, String>>,
+    /// Set once `hello` ran: on the first read of the clock.
+    greeted: OnceLock<()>,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("server", &self.inner.server)
+            .finish()
+    }
+}
+
+/// A step's reply: integers, and now and then a string.
+struct Reply(Vec<Value>);
+
+impl Reply {
+    fn int(&self, i: usize) -> i64 {
+        match self.0.get(i) {
+            Some(Value::Int(n)) => *n,
+            Some(Value::BulkString(b)) => std::str::from_utf8(b)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn uint(&self, i: usize) -> u64 {
+        self.int(i).max(0) as u64
+    }
+
+    fn text(&self, i: usize) -> String {
+        match self.0.get(i) {
+            Some(Value::BulkString(b)) => String::from_utf8_lossy(b).into_owned(),
+            Some(Value::SimpleString(s)) => s.clone(),
+            _ => String::new(),
+        }
+    }
+}
+
+impl redis::FromRedisValue for Reply {
+    fn from_redis_value(v: Value) -> std::result::Result<Self, redis::ParsingError> {
+        match v {
+            Value::Array(items) => Ok(Reply(items)),
+            other => Ok(Reply(vec![other])),
+        }
+    }
+}
+
+impl RedisStore {
+    /// The store on the server at `url`, with its local state (gate log,
+    /// marker) in `home`. Connects at once: a server that cannot be reached
+    /// (or refuses the credentials) is an error here, where the caller can
+    /// still fall back. It is greeted (its clock read, its data marker
+    /// checked) on the first read of the clock.
+    pub fn open(url: &str, home: impl Into<PathBuf>, settings: Options) -> Result<Self> {
+        let (server, secret) = redact_url(url);
+        let unusable = |problem: String| Error::Backend {
+            server: server.clone(),
+            problem,
+            setup: true,
+        };
+        if !cfg!(feature = "redis-tls")
+            && url
+                .get(..9)
+                .is_some_and(|s| s.eq_ignore_ascii_case("rediss://"))
+        {
+            return Err(unusable(
+                "needs a pace-hook built with TLS (`cargo install --path . --features redis-tls`) for rediss://; this one was built without it".to_owned(),
+            ));
+        }
+        let bad_url = |e: RedisError| {
+            unusable(format!(
+                "is not a Redis URL pace-hook can use ({}); write it as redis://[user:password@]host:port/db, or rediss:// for TLS",
+                e.to_string().replace(['\n', '\r'], " ")
+            ))
+        };
+        let info = url.into_connection_info().map_err(bad_url)?;
+        // No CLIENT SETINFO on connecting: without a password or a database
+        // to select, connecting then costs no round trip of its own.
+        let quiet = info.redis_settings().clone().set_skip_set_lib_name();
+        let client = redis::Client::open(info.set_redis_settings(quiet)).map_err(bad_url)?;
+        let store = Self {
+            inner: Arc::new(Inner {
+                client,
+                server,
+                secret,
+                main: Mutex::new(None),
+                blocking: Mutex::new(None),
+                beat: Mutex::new(None),
+                until: Mutex::new(None),
+                deferred: Mutex::new((Vec::new(), 0)),
+                #[cfg(test)]
+                test_now_us: Mutex::new(None),
+                fake: None,
+            }),
+            clock: Arc::new(OffsetClock::default()),
+            settings,
+            home: home.into(),
+            root: OnceLock::new(),
+            greeted: OnceLock::new(),
+        };
+        // Connect now (and authenticate): a server that cannot be reached
+        // is an error here. The greeting waits for the first read of the
+        // clock: a Post stamps its finish by the server's clock inside a
+        // script, and greets the server after that, not before.
+        store.inner.run(|_| Ok(()))?;
+        Ok(store)
+    }
+
+    /// For property tests: the store on the server at `url` with every time
+    /// the gate compares, and every wait, on `clock` instead of the server's
+    /// clock, so a timeline of hours runs in milliseconds. Not for real use:
+    /// other processes would not share the fake time.
+    #[doc(hidden)]
+    pub fn with_fake_clock(
+        url: &str,
+        home: impl Into<PathBuf>,
+        settings: Options,
+        clock: Arc<FakeClock>,
+    ) -> Result<Self> {
+        let mut s = Self::open(url, home, settings)?;
+        Arc::get_mut(&mut s.inner)
+            .expect("a store just opened shares nothing")
+            .fake = Some(clock);
+        Ok(s)
+    }
+
+    /// For property tests: write garbage over `site`'s state, as a torn
+    /// write or a stray command would.
+    #[doc(hidden)]
+    pub fn tear(&self, site: &str) -> Result<()> {
+        let key = self.inner.key("site", site);
+        self.inner.run(|c| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg("{\"site\": \"a")
+                .query::<()>(c)
+        })
+    }
+
+    /// The server's URL, password masked.
+    pub fn server(&self) -> &str {
+        &self.inner.server
+    }
+
+    /// Set this process's clock to the server's, and notice an empty server.
+    /// Once, on the first read of the clock ([`Store::clock`]); a failure
+    /// leaves this machine's clock in place, and the next command fails on
+    /// its own.
+    fn greet(&self) {
+        self.greeted.get_or_init(|| {
+            let _ = self.hello();
+        });
+    }
+
+    fn hello(&self) -> Result<()> {
+        let fresh = format!(
+            "{}-{:016x}",
+            OffsetClock::local_us(),
+            crate::pacing::request::random_u64()
+        );
+        let before = OffsetClock::local_us();
+        let r: Reply = self.inner.run(|c| {
+            HELLO
+                .key(format!("{PREFIX}marker"))
+                .arg(PREFIX)
+                .arg(self.inner.clock_arg())
+                .arg(&fresh)
+                .invoke(c)
+        })?;
+        let after = OffsetClock::local_us();
+        // Half the round trip either side: the server read its clock
+        // somewhere between, most likely in the middle.
+        self.clock.set_offset_us(r.int(0) - (before + after) / 2);
+        self.notice_marker(&r.text(1), r.int(2) == 1);
+        Ok(())
+    }
+
+    /// Compare the server's marker with the one this machine saw last, and
+    /// say in the log when the server's data is not what it was.
+    fn notice_marker(&self, marker: &str, created: bool) {
+        let Ok(root) = self.root() else { return };
+        let mut seen: BTreeMap<String, String> = root
+            .open(SEEN_FILE, Mode::Read)
+            .ok()
+            .and_then(|mut f| {
+                let mut text = String::new();
+                f.read_to_string(&mut text).ok()?;
+                serde_json::from_str(&text).ok()
+            })
+            .unwrap_or_default();
+        let last = seen.get(&self.inner.server).cloned();
+        if last.as_deref() == Some(marker) {
+            return;
+        }
+        let note = match (&last, created) {
+            (Some(_), _) => Some(
+                "holds none of the gate's state this machine saw there last (it restarted empty, or was flushed): the gate starts afresh, every site free",
+            ),
+            (None, true) => Some("was empty: the gate starts afresh there"),
+            (None, false) => None,
+        };
+        if let Some(note) = note {
+            let mut r = Record::new(Kind::Backend, self.clock.now_floor(), "");
+            r.reason = Some(format!(
+                "the gate's Redis server `{}` {note}",
+                self.inner.server
+            ));
+            self.log(&r);
+        }
+        seen.insert(self.inner.server.clone(), marker.to_owned());
+        if let Ok(text) = serde_json::to_vec(&seen) {
+            let _ = root.write_atomic(SEEN_FILE, &text);
+        }
+    }
+
+    fn root(&self) -> Result<&Dir> {
+        super::state_root(&self.root, &self.home)
+    }
+
+    /// Test only: every script's clock reads `us` (µs since the epoch)
+    /// instead of the server's `TIME`.
+    #[cfg(test)]
+    fn set_test_clock(&self, us: Option<u64>) {
+        *lock(&self.inner.test_now_us) = us;
+    }
+}
+
+impl Store for RedisStore {
+    fn clock(&self) -> &dyn Clock {
+        self.greet();
+        match &self.inner.fake {
+            Some(fake) => fake.as_ref(),
+            None => self.clock.as_ref(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!("the Redis server `{}`", self.inner.server)
+    }
+
+    fn bound_io(&self, until: Option<Mono>) {
+        *lock(&self.inner.until) = until;
+    }
+}
+
+/// The integration tests' `redis-server`: one definition for both.
+#[cfg(test)]
+#[path = "../../../tests/common/redis_server.rs"]
+pub(crate) mod test_server;
+
+#[cfg(test)]
+pub(crate) mod tests;

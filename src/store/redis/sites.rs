@@ -1,0 +1,293 @@
+//! The Redis store's site steps: each one script (`<step>.lua` after
+//! `base.lua` and `state.lua`), but the backoff, an optimistic transaction
+//! around the one Rust step.
+
+use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
+
+use redis::Script;
+
+use super::*;
+use crate::{
+    pacing::step::{self, Applied, Look, Now, Step},
+    store::{Sites, Stepped, Watch},
+};
+
+impl RedisStore {
+    fn site_keys(&self, site: &str) -> [String; 3] {
+        [
+            self.inner.key("site", site),
+            format!("{PREFIX}sites"),
+            self.inner.key("changed", site),
+        ]
+    }
+
+    /// Run a step on `site`'s state: the script with the site's keys, the
+    /// prefix, the clock, the site, `call` and `args`.
+    fn run_step(&self, script: &Script, site: &str, call: &str, args: &[String]) -> Result<Reply> {
+        let [state, sites, changed] = self.site_keys(site);
+        self.inner.run(|c| {
+            let mut inv = script.key(&state);
+            inv.key(&sites)
+                .key(&changed)
+                .arg(PREFIX)
+                .arg(self.inner.clock_arg())
+                .arg(site)
+                .arg(call);
+            for a in args {
+                inv.arg(a);
+            }
+            inv.invoke(c)
+        })
+    }
+
+    /// The lost-state rule's error, after a script healed `site`.
+    fn corrupt(&self, site: &str, aside: &str, heal: &Policy) -> Error {
+        let place = |key: &str| PathBuf::from(format!("{key}` on `{}", self.inner.server));
+        Error::CorruptState {
+            path: place(&self.inner.key("site", site)),
+            moved_to: (!aside.is_empty()).then(|| place(aside)),
+            retry_after_ms: heal.lost_for_ms(),
+        }
+    }
+
+    /// An admission script's reply, `{decision, now_ms, until_ms, now_us,
+    /// lease-bound holds?, holds}`, as the look it made.
+    fn look(&self, r: &Reply) -> Result<Stepped> {
+        let (at, until, now_us) = (r.uint(1), r.uint(2), r.uint(3));
+        let decision = match r.int(0) {
+            0 => Decision::Go,
+            1 => Decision::Duplicate,
+            2 => Decision::WaitUntil(until),
+            3 => Decision::OverBudget(until),
+            other => {
+                return Err(Error::Backend {
+                    server: self.inner.server.clone(),
+                    problem: format!("answered a step with an unknown code {other}"),
+                    setup: false,
+                });
+            }
+        };
+        // From the server's µs, so the wait ends at `t` by the server's
+        // clock, never before; the reply's trip only adds.
+        let left = match decision {
+            Decision::WaitUntil(t) => {
+                Duration::from_micros(t.saturating_mul(1000).saturating_sub(now_us))
+            }
+            _ => Duration::ZERO,
+        };
+        let look = Look {
+            at,
+            decision,
+            settled: r.int(5) == 0,
+            lease_bound: r.int(4) == 1,
+        };
+        Ok(Stepped {
+            applied: Applied::Admit(look),
+            left,
+        })
+    }
+
+    /// [`Step::Backoff`]: an optimistic transaction, since its closure
+    /// cannot run on the server.
+    fn backoff(
+        &self,
+        site: &str,
+        f: &mut dyn FnMut(&mut SiteState, EpochMs) -> Option<EpochMs>,
+        heal: &Policy,
+    ) -> Result<Stepped> {
+        // Heal an unreadable state first (a script), so that the
+        // transaction below only ever meets readable ones.
+        let [state_key, sites_key, changed_key] = self.site_keys(site);
+        let lost = [heal.interval_ms.to_string(), heal.hold_ms.to_string()];
+        let r = self.run_step(&CHECK, site, "", &lost)?;
+        if r.int(0) == CORRUPT {
+            return Err(self.corrupt(site, &r.text(1), heal));
+        }
+        let mut outcome: Option<Result<Applied>> = None;
+        self.inner.run(|c| {
+            redis::transaction(c, &[&state_key], |c, pipe| {
+                let raw: Option<String> = redis::cmd("GET").arg(&state_key).query(c)?;
+                let mut state = match raw.as_deref().map(|t| self.parse_state(site, t)) {
+                    None => SiteState::new(site),
+                    Some(Ok(s)) => s,
+                    Some(Err(e)) => {
+                        outcome = Some(Err(e));
+                        return Ok(Some(()));
+                    }
+                };
+                let (secs, micros): (u64, u64) = redis::cmd("TIME").query(c)?;
+                let now = Now::from_us(secs * 1_000_000 + micros);
+                let before = state.clone();
+                let leases: Vec<String> = state
+                    .in_flight
+                    .iter()
+                    .filter_map(|f| f.lease.clone())
+                    .collect();
+                let mut alive = BTreeMap::new();
+                for l in leases {
+                    let n: i64 = redis::cmd("EXISTS")
+                        .arg(self.inner.key("lease", &l))
+                        .query(c)?;
+                    alive.insert(l, n == 1);
+                }
+                let alive = |id: &str| alive.get(id).copied().unwrap_or(false);
+                outcome = Some(Ok(step::apply(
+                    &mut state,
+                    Step::Backoff(&mut *f),
+                    now,
+                    alive,
+                )));
+                if state == before {
+                    return Ok(Some(()));
+                }
+                let text = serde_json::to_string(&state).expect("state serializes");
+                pipe.cmd("SET")
+                    .arg(&state_key)
+                    .arg(text)
+                    .arg("PX")
+                    .arg(STATE_TTL_MS)
+                    .ignore()
+                    .cmd("ZADD")
+                    .arg(&sites_key)
+                    .arg(now.ceil)
+                    .arg(site)
+                    .ignore()
+                    .cmd("LPUSH")
+                    .arg(&changed_key)
+                    .arg(1)
+                    .ignore()
+                    .cmd("LTRIM")
+                    .arg(&changed_key)
+                    .arg(0)
+                    .arg(0)
+                    .ignore()
+                    .cmd("PEXPIRE")
+                    .arg(&changed_key)
+                    .arg(WAKE_TTL_MS)
+                    .ignore()
+                    .query::<Option<()>>(c)
+            })
+        })?;
+        let applied = outcome.unwrap_or(Ok(Applied::Backoff(None)))?;
+        Ok(Stepped {
+            applied,
+            left: Duration::ZERO,
+        })
+    }
+
+    fn parse_state(&self, site: &str, raw: &str) -> Result<SiteState> {
+        match serde_json::from_str::<SiteState>(raw) {
+            Ok(s) if s.site == site => Ok(s),
+            _ => Err(self.corrupt(site, "", &self.settings.lost)),
+        }
+    }
+}
+
+/// Waits on the site's wake-up list.
+struct RedisWatch {
+    inner: Arc<Inner>,
+    key: String,
+}
+
+impl Watch for RedisWatch {
+    fn wait(&mut self, timeout: Duration) -> Result<()> {
+        self.inner
+            .block_pop(&self.key, timeout.min(WATCH_BACKSTOP))
+            .map(|_| ())
+    }
+}
+
+impl Sites for RedisStore {
+    fn step(&self, site: &str, step: Step<'_>, _deadline: Option<Mono>) -> Result<Stepped> {
+        // Every script ends its arguments with the policy a state that
+        // cannot be read is rebuilt with.
+        let heal = step.heal(&self.settings.lost);
+        let (script, call, mut args) = match &step {
+            Step::Admit {
+                call,
+                policy,
+                lease,
+            } => {
+                let (calls, window) = match policy.budget {
+                    Some(b) => (b.calls.to_string(), b.window_ms.to_string()),
+                    None => (String::new(), String::new()),
+                };
+                let args = vec![
+                    policy.interval_ms.to_string(),
+                    policy.hold_ms.to_string(),
+                    calls,
+                    window,
+                    lease.unwrap_or("").to_owned(),
+                ];
+                (&ADMIT, *call, args)
+            }
+            Step::Finish { call, interval_ms } => (&FINISH, *call, vec![interval_ms.to_string()]),
+            Step::Cancel { call } => (&CANCEL, *call, Vec::new()),
+            Step::Confirm {
+                call,
+                started,
+                hold_ms,
+            } => (
+                &CONFIRM,
+                *call,
+                vec![started.to_string(), hold_ms.to_string()],
+            ),
+            Step::Extend { call, hold_ms } => (&EXTEND, *call, vec![hold_ms.to_string()]),
+            Step::Backoff(_) => {
+                let Step::Backoff(f) = step else {
+                    unreachable!()
+                };
+                return self.backoff(site, f, &heal);
+            }
+        };
+        args.extend([heal.interval_ms.to_string(), heal.hold_ms.to_string()]);
+        let r = self.run_step(script, site, call, &args)?;
+        if r.int(0) == CORRUPT {
+            return Err(self.corrupt(site, &r.text(1), &heal));
+        }
+        let applied = match step {
+            Step::Admit { .. } => return self.look(&r),
+            Step::Finish { .. } => Applied::Finished(r.uint(1)),
+            _ => Applied::Found(r.int(1) == 1),
+        };
+        Ok(Stepped {
+            applied,
+            left: Duration::ZERO,
+        })
+    }
+
+    fn watch(&self, site: &str) -> Result<Box<dyn Watch>> {
+        let key = self.inner.key("changed", site);
+        // Watching starts now: a wake-up left from before is not for us.
+        self.inner
+            .run(|c| redis::cmd("DEL").arg(&key).query::<i64>(c))?;
+        Ok(Box::new(RedisWatch {
+            inner: self.inner.clone(),
+            key,
+        }))
+    }
+
+    fn site_state(&self, site: &str) -> Result<Option<SiteState>> {
+        let key = self.inner.key("site", site);
+        let raw: Option<String> = self.inner.run(|c| {
+            match redis::cmd("GET").arg(&key).query(c) {
+                // Not a string at all: as unreadable as bad JSON.
+                Err(e) if e.code() == Some("WRONGTYPE") => Ok(Some(String::new())),
+                r => r,
+            }
+        })?;
+        raw.map(|t| self.parse_state(site, &t)).transpose()
+    }
+
+    fn known_sites(&self) -> Result<Vec<String>> {
+        let mut sites: Vec<String> = self.inner.run(|c| {
+            redis::cmd("ZRANGE")
+                .arg(format!("{PREFIX}sites"))
+                .arg(0)
+                .arg(-1)
+                .query(c)
+        })?;
+        sites.sort();
+        Ok(sites)
+    }
+}

@@ -1,0 +1,466 @@
+//! Against a real `redis-server`, started per test on a free loopback
+//! port with persistence off. These never skip: without `redis-server`
+//! they fail, saying how to install it.
+
+use super::*;
+use crate::{
+    pacing::decision::{Backoff, Budget},
+    pacing::step::{self, Applied, Now, Step},
+    store::{Attempt, CallRecord, Queue, Sites, Stepped, TabEntry, TabMap, Tabs},
+};
+
+use super::test_server::Server;
+
+fn home(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "pace-hook-redis-unit-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// A store on `server` with a state directory of its own, `name`.
+pub(crate) fn store(server: &Server, name: &str) -> RedisStore {
+    RedisStore::open(&server.url(), home(name), Options::default()).unwrap()
+}
+
+fn raw(server: &Server, args: &[&str]) -> Value {
+    let client = redis::Client::open(server.url()).unwrap();
+    let mut c = client.get_connection().unwrap();
+    let mut cmd = redis::cmd(args[0]);
+    for a in &args[1..] {
+        cmd.arg(*a);
+    }
+    cmd.query(&mut c).unwrap()
+}
+
+/// A deadline five seconds from now.
+pub(crate) fn soon(s: &RedisStore) -> Mono {
+    s.clock().mono().after(Duration::from_secs(5))
+}
+
+/// A policy for the tests: a second apart, two minutes' hold.
+pub(crate) const P: Policy = Policy {
+    interval_ms: 1_000,
+    hold_ms: 120_000,
+    budget: None,
+};
+
+#[test]
+fn thirteen_digit_times_and_empty_lists_round_trip_exactly() {
+    let server = Server::start();
+    let s = store(&server, "round-trip");
+    s.set_test_clock(Some(1_712_345_678_901_234));
+    assert_eq!(
+        s.try_admit("a.com", "x", &P, None, soon(&s)).unwrap().at,
+        1_712_345_678_901
+    );
+    s.set_test_clock(Some(1_712_345_679_999_001));
+    assert_eq!(s.finish("a.com", "x", 0).unwrap(), 1_712_345_680_000);
+    let text = match raw(&server, &["GET", "pace-hook:site:a.com"]) {
+        Value::BulkString(b) => String::from_utf8(b).unwrap(),
+        v => panic!("{v:?}"),
+    };
+    assert_eq!(
+        text,
+        r#"{"site":"a.com","last_finish_ms":1712345680000,"after_ms":1000,"in_flight":[]}"#
+    );
+    let mut expected = SiteState::new("a.com");
+    expected.last_finish_ms = Some(1_712_345_680_000);
+    expected.after_ms = 1_000;
+    assert_eq!(s.site_state("a.com").unwrap(), Some(expected));
+    // The same bytes serde writes, so either side reads the other's.
+    let state = s.site_state("a.com").unwrap().unwrap();
+    assert_eq!(serde_json::to_string(&state).unwrap(), text);
+}
+
+/// A small deterministic generator for the timeline below.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+/// The scripts against `decision.rs`: random timelines of every step
+/// (clock steps back, budgets, leases alive and lapsed, backoffs
+/// included), applied to a `SiteState` here and on the server with the
+/// same clock; every decision and every state must agree.
+#[test]
+fn scripts_step_exactly_as_decision_rs() {
+    let server = Server::start();
+    let s = store(&server, "differential");
+    raw(&server, &["SET", "pace-hook:lease:live", "1"]);
+    let mut seen = std::collections::HashMap::new();
+    for seed in 1..=12u64 {
+        let site = format!("s{seed}.com");
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut model: Option<SiteState> = None;
+        let mut us: u64 = 1_712_000_000_000_000;
+        for step in 0..250 {
+            // Times land on the edges the rules turn on (a hold's end,
+            // the time a caller is due) as often as between them.
+            let edges: Vec<u64> = model
+                .iter()
+                .flat_map(|m| {
+                    let due = m.ready_at(&Policy::default());
+                    m.in_flight.iter().map(|f| f.until_ms).chain(due)
+                })
+                .filter(|&t| t * 1000 >= us)
+                .collect();
+            us = match rng.below(20) {
+                0 => us - 3_600_000_000,
+                1..=6 => us,
+                7..=10 if !edges.is_empty() => rng.pick(&edges) * 1000,
+                _ => us + rng.below(150_000_000),
+            };
+            s.set_test_clock(Some(us));
+            let floor = us / 1000;
+            let call = rng.pick(&["a", "b", "c", "d"]);
+            // The model: the one step every store applies, on the
+            // server's µs, with the same leases alive; a step that makes
+            // no site leaves none.
+            let apply = |model: &mut Option<SiteState>, step: Step<'_>| {
+                if model.is_none() && !step.makes_site() {
+                    return Applied::Found(false);
+                }
+                let m = model.get_or_insert_with(|| SiteState::new(&site));
+                step::apply(m, step, Now::from_us(us), |id| id == "live")
+            };
+            let what = format!("seed {seed} step {step} at {us}");
+            match rng.below(7) {
+                0 | 1 => {
+                    let policy = Policy {
+                        interval_ms: rng.pick(&[0, 1_000, 10_000, 30_000]),
+                        hold_ms: rng.pick(&[0, 500, 120_000, 400_000]),
+                        budget: rng.pick(&[
+                            None,
+                            Some(Budget {
+                                calls: 2,
+                                window_ms: 60_000,
+                            }),
+                            Some(Budget {
+                                calls: 1,
+                                window_ms: 300_000,
+                            }),
+                        ]),
+                    };
+                    let lease = rng.pick(&[None, None, Some("live"), Some("dead")]);
+                    let step = Step::Admit {
+                        call,
+                        policy: &policy,
+                        lease,
+                    };
+                    let want = apply(&mut model, step).look().unwrap();
+                    let got = s.try_admit(&site, call, &policy, lease, soon(&s)).unwrap();
+                    *seen
+                        .entry(std::mem::discriminant(&want.decision))
+                        .or_insert(0) += 1;
+                    // The wait from the server's µs, as the Rust measures it.
+                    let left = match want.decision {
+                        Decision::WaitUntil(t) => Duration::from_micros(t * 1000 - us),
+                        _ => Duration::ZERO,
+                    };
+                    let want = Attempt::of(&Stepped {
+                        applied: Applied::Admit(want),
+                        left,
+                    });
+                    assert_eq!(got, want, "{what}");
+                }
+                2 => {
+                    let interval = rng.pick(&[0, 5_000, 20_000]);
+                    let step = Step::Finish {
+                        call,
+                        interval_ms: interval,
+                    };
+                    let want = apply(&mut model, step);
+                    let got = s.finish(&site, call, interval).unwrap();
+                    assert_eq!(Applied::Finished(got), want, "{what}");
+                }
+                3 => {
+                    let want = apply(&mut model, Step::Cancel { call }).found();
+                    assert_eq!(s.cancel(&site, call).unwrap(), want, "{what}");
+                }
+                4 => {
+                    let started = floor - rng.below(5_000);
+                    let hold = rng.pick(&[1_000, 120_000]);
+                    let step = Step::Confirm {
+                        call,
+                        started,
+                        hold_ms: hold,
+                    };
+                    let want = apply(&mut model, step).found();
+                    assert_eq!(s.confirm(&site, call, started, hold).unwrap(), want);
+                }
+                5 => {
+                    let hold = rng.pick(&[1_000, 120_000]);
+                    let want = apply(
+                        &mut model,
+                        Step::Extend {
+                            call,
+                            hold_ms: hold,
+                        },
+                    )
+                    .found();
+                    assert_eq!(s.extend(&site, call, hold).unwrap(), want, "{what}");
+                }
+                _ => {
+                    // Written by hand, as a client (a backoff) or a
+                    // tampering user (times ahead, lengths past the
+                    // ceiling) would.
+                    let m = model.get_or_insert_with(|| SiteState::new(&site));
+                    let day = crate::pacing::decision::CEILING_MS;
+                    let ahead = floor + rng.pick(&[0, 1_000, 1_001, 3 * day]);
+                    m.backoff = Some(Backoff {
+                        set_ms: rng.pick(&[floor, ahead]),
+                        until_ms: ahead + rng.below(90_000),
+                        strikes: 1,
+                    });
+                    if rng.below(3) == 0 {
+                        m.after_ms = rng.pick(&[day, day + 1, 5 * day]);
+                        m.last_finish_ms = Some(rng.pick(&[floor, ahead]));
+                        m.admits.push(ahead);
+                        for f in &mut m.in_flight {
+                            f.started_ms = rng.pick(&[f.started_ms, ahead]);
+                            f.until_ms = f.started_ms + rng.pick(&[0, day + 7, 2 * day]);
+                            f.interval_ms = rng.pick(&[f.interval_ms, day + 1]);
+                        }
+                    }
+                    let text = serde_json::to_string(&*m).unwrap();
+                    raw(&server, &["SET", &format!("pace-hook:site:{site}"), &text]);
+                    raw(
+                        &server,
+                        &["ZADD", "pace-hook:sites", &floor.to_string(), &site],
+                    );
+                }
+            }
+            assert_eq!(s.site_state(&site).unwrap(), model, "{what}");
+        }
+    }
+    // Every kind of decision was taken along the way.
+    assert_eq!(seen.len(), 4, "{seen:?}");
+}
+
+#[test]
+fn absurd_stored_times_are_capped_and_still_read_back() {
+    let server = Server::start();
+    let s = store(&server, "absurd");
+    let text = r#"{"site":"a.com","last_finish_ms":18446744073709551615,"after_ms":18446744073709551615,"in_flight":[{"call":"x","started_ms":0,"until_ms":18446744073709551615,"interval_ms":18446744073709551615}]}"#;
+    raw(&server, &["SET", "pace-hook:site:a.com", text]);
+    let now = s.clock().now_floor();
+    let a = s.try_admit("a.com", "y", &P, None, soon(&s)).unwrap();
+    match a.decision {
+        Decision::WaitUntil(t) => {
+            assert!(t <= now + 3 * crate::pacing::decision::CEILING_MS + 5_000)
+        }
+        d => panic!("{d:?}"),
+    }
+    assert!(s.site_state("a.com").unwrap().is_some());
+}
+
+#[test]
+fn an_unreadable_state_is_busy_and_kept_aside() {
+    let server = Server::start();
+    let s = store(&server, "corrupt");
+    s.finish("a.com", "x", 0).unwrap();
+    raw(&server, &["SET", "pace-hook:site:a.com", "{not json"]);
+    let e = s.try_admit("a.com", "y", &P, None, soon(&s)).unwrap_err();
+    let Error::CorruptState { moved_to, .. } = &e else {
+        panic!("{e}")
+    };
+    let aside = moved_to.as_ref().unwrap().to_string_lossy().into_owned();
+    assert!(aside.starts_with("pace-hook:site:a.com:lost-"), "{aside}");
+    let a = s.try_admit("a.com", "y", &P, None, soon(&s)).unwrap();
+    assert!(matches!(a.decision, Decision::WaitUntil(_)), "{a:?}");
+    // Not a string at all, or gone while the site is known: the same.
+    raw(&server, &["DEL", "pace-hook:site:a.com"]);
+    raw(&server, &["LPUSH", "pace-hook:site:a.com", "x"]);
+    assert!(matches!(
+        s.try_admit("a.com", "y", &P, None, soon(&s)),
+        Err(Error::CorruptState { .. })
+    ));
+    // A finish on a lost state heals it (busy) and is recorded on it,
+    // as the other stores do: only an admission fails on it.
+    raw(&server, &["DEL", "pace-hook:site:a.com"]);
+    s.finish("a.com", "y", 0).unwrap();
+    assert!(
+        s.site_state("a.com")
+            .unwrap()
+            .unwrap()
+            .in_flight
+            .iter()
+            .any(|f| f.call == "[lost state]")
+    );
+    assert!(matches!(
+        s.try_admit("a.com", "y", &P, None, soon(&s))
+            .unwrap()
+            .decision,
+        Decision::WaitUntil(_)
+    ));
+}
+
+#[test]
+fn a_lapsed_lease_drops_its_hold_and_confirm_says_so() {
+    let server = Server::start();
+    let s = store(&server, "lease");
+    let lease = s.lease().unwrap();
+    let id = lease.id().to_owned();
+    let a = s
+        .try_admit("a.com", "multi", &P, Some(&id), soon(&s))
+        .unwrap();
+    assert_eq!(a.decision, Decision::Go);
+    let b = s.try_admit("a.com", "other", &P, None, soon(&s)).unwrap();
+    assert!(matches!(b.decision, Decision::WaitUntil(_)));
+    assert!(
+        b.wait <= RENEW_EVERY,
+        "a lease-bound hold is looked at again soon"
+    );
+    drop(lease);
+    assert!(!s.confirm("a.com", "multi", a.at, 1_000).unwrap());
+    assert_eq!(
+        s.try_admit("a.com", "other", &P, None, soon(&s))
+            .unwrap()
+            .decision,
+        Decision::Go
+    );
+}
+
+#[test]
+fn a_lease_lives_while_its_process_renews_it() {
+    let server = Server::start();
+    let s = store(&server, "renew");
+    let lease = s.lease().unwrap();
+    std::thread::sleep(LEASE_TTL + 2 * RENEW_EVERY);
+    let key = format!("pace-hook:lease:{}", lease.id());
+    assert_eq!(raw(&server, &["EXISTS", &key]), Value::Int(1));
+}
+
+#[test]
+fn call_records_are_scoped_by_agent_and_taken_once() {
+    let server = Server::start();
+    let s = store(&server, "calls");
+    let record = |call: &str| CallRecord {
+        call: call.to_owned(),
+        sites: vec!["a.com".to_owned()],
+        started_ms: 1_712_000_000_000,
+        interval_ms: 1_000,
+    };
+    s.save_call(&record("s#1"), Some("s")).unwrap();
+    assert_eq!(s.open_call_of("s").unwrap(), Some(record("s#1")));
+    assert_eq!(s.open_call_of("t").unwrap(), None);
+    assert_eq!(s.take_call("s#2", Some("s")).unwrap(), None);
+    assert_eq!(s.take_call("s#1", Some("s")).unwrap(), Some(record("s#1")));
+    assert_eq!(s.take_call("s#1", Some("s")).unwrap(), None);
+    assert_eq!(s.open_call_of("s").unwrap(), None);
+    s.save_call(&record("#9"), None).unwrap();
+    assert_eq!(s.take_call("#9", None).unwrap(), Some(record("#9")));
+    assert_eq!(s.take_call("#9", None).unwrap(), None);
+    // Every record expires.
+    let Value::Int(ttl) = raw(&server, &["PTTL", "pace-hook:agent:s"]) else {
+        panic!()
+    };
+    assert!(ttl > 0);
+}
+
+#[test]
+fn the_tab_map_is_updated_as_one_step() {
+    let server = Server::start();
+    let s = store(&server, "tabs");
+    assert_eq!(s.tabs().unwrap(), TabMap::default());
+    let entry = TabEntry {
+        hosts: vec!["a.com".to_owned()],
+        history: Vec::new(),
+        seen_ms: 5,
+    };
+    s.update_tabs(&|m: &mut TabMap| {
+        m.tabs.insert("chrome/1".to_owned(), entry.clone());
+    })
+    .unwrap();
+    assert_eq!(s.tabs().unwrap().tabs.get("chrome/1"), Some(&entry));
+    raw(&server, &["SET", "pace-hook:tabs", "garbage"]);
+    assert_eq!(s.tabs().unwrap(), TabMap::default());
+}
+
+#[test]
+fn a_backoff_is_written_in_a_transaction_and_delays_the_site() {
+    let server = Server::start();
+    let s = store(&server, "backoff");
+    let until = s
+        .update_backoff("a.com", &mut |st, now| {
+            st.backoff = Some(Backoff {
+                set_ms: now,
+                until_ms: now + 60_000,
+                strikes: 1,
+            });
+            Some(now + 60_000)
+        })
+        .unwrap()
+        .unwrap();
+    let a = s.try_admit("a.com", "x", &P, None, soon(&s)).unwrap();
+    assert_eq!(a.decision, Decision::WaitUntil(until));
+    assert!(a.settled, "only time stands in the way");
+    raw(&server, &["SET", "pace-hook:site:a.com", "[]"]);
+    assert!(matches!(
+        s.update_backoff("a.com", &mut |_, _| None),
+        Err(Error::CorruptState { .. })
+    ));
+}
+
+#[test]
+fn the_scripts_constants_are_the_crates() {
+    let lua = include_str!("base.lua");
+    for (name, value) in [
+        ("SLACK", crate::pacing::decision::CLOCK_SLACK_MS),
+        ("CEILING", crate::pacing::decision::CEILING_MS),
+        (
+            "MAX_BUDGET",
+            u64::from(crate::pacing::decision::MAX_BUDGET_CALLS),
+        ),
+        ("STATE_TTL", STATE_TTL_MS),
+        ("WAKE_TTL", WAKE_TTL_MS),
+    ] {
+        let line = format!("local {name} = {value} ");
+        assert!(lua.contains(&line), "base.lua has no `{line}`");
+    }
+}
+
+#[test]
+fn an_interrupted_read_is_told_from_other_failures() {
+    let eintr = RedisError::from(std::io::Error::from(std::io::ErrorKind::Interrupted));
+    assert!(is_interrupted(&eintr));
+    let reset = RedisError::from(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+    assert!(!is_interrupted(&reset));
+}
+
+#[test]
+fn an_empty_server_is_noticed_once() {
+    let server = Server::start();
+    let dir = home("marker");
+    // Greeted on the first read of the clock.
+    let open = || {
+        let s = RedisStore::open(&server.url(), &dir, Options::default()).unwrap();
+        s.clock().now_floor();
+    };
+    let notes = || {
+        let text = std::fs::read_to_string(dir.join("gate.log")).unwrap_or_default();
+        text.lines().filter(|l| l.contains("\"backend\"")).count()
+    };
+    open();
+    assert_eq!(notes(), 1, "first use of an empty server");
+    open();
+    assert_eq!(notes(), 1, "nothing changed");
+    raw(&server, &["FLUSHALL"]);
+    open();
+    assert_eq!(notes(), 2, "the data went away");
+}
