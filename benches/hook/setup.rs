@@ -263,8 +263,8 @@ function collect{i}(root) {{
   }}
   return {{ rows, byKey, total: rows.length }};
 }}
-pub(crate) const summary{i} = collect{i}(document.querySelector('#t{i}') || document.body);
-pub(crate) const labels{i} = Object.keys(summary{i}.byKey).sort((a, b) => a.localeCompare(b));
+const summary{i} = collect{i}(document.querySelector('#t{i}') || document.body);
+const labels{i} = Object.keys(summary{i}.byKey).sort((a, b) => a.localeCompare(b));
 if (labels{i}.length > 3 && summary{i}.total % 2 === 0) {{
   console.log('section {i}', labels{i}.slice(0, 3).join(', '), origin);
 }} else {{
