@@ -119,8 +119,11 @@ pub(super) fn run(
             return refuse(flag, None, &hook::failure_message(None, &e), exit);
         }
     };
-    let client = flag.unwrap_or_else(|| Client::detect(&bytes));
-    let mut event = match client.read(&bytes) {
+    let (client, read) = match flag {
+        Some(c) => (c, c.read(&bytes)),
+        None => Client::read_unnamed(&bytes),
+    };
+    let mut event = match read {
         Ok(e) => e,
         // Which event this was cannot be known for sure, so it exits as the
         // one that can be blocked (2 blocks a Pre, and on a Post only shows

@@ -74,6 +74,30 @@ struct RawEvent {
     tool_response: Texts,
     error: Option<Value>,
     duration_ms: Option<Value>,
+    // What other agents' events carry, noted while the one parse runs, so
+    // that telling who sent an event costs no second pass over it.
+    #[serde(rename = "hookName")]
+    cline_hook_name: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "toolName")]
+    copilot_tool_name: Option<serde::de::IgnoredAny>,
+    turn_id: Option<serde::de::IgnoredAny>,
+    timestamp: Option<serde::de::IgnoredAny>,
+}
+
+/// The fields of an event that tell which agent sent it (see
+/// `hook::client::Client::detect`), read in the same parse as the event.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Marks {
+    /// `hook_event_name`, as written.
+    pub(crate) event_name: Option<String>,
+    /// Cline's `hookName` is there.
+    pub(crate) hook_name: bool,
+    /// Copilot's camelCase `toolName` is there.
+    pub(crate) tool_name_camel: bool,
+    /// Codex's `turn_id` is there.
+    pub(crate) turn_id: bool,
+    /// VS Code's `timestamp` is there.
+    pub(crate) timestamp: bool,
 }
 
 /// Visitor methods that take a JSON scalar as "no text": a response of an
@@ -187,6 +211,28 @@ impl<'de> Deserialize<'de> for BlockText {
 impl HookEvent {
     /// Parse one event from bytes.
     pub(crate) fn parse(bytes: &[u8]) -> Result<Self> {
+        Self::parse_marked(bytes).0
+    }
+
+    /// [`Self::parse`], and the marks of the agent that sent it, from the
+    /// same pass; no marks when the bytes are not a JSON object.
+    pub(crate) fn parse_marked(bytes: &[u8]) -> (Result<Self>, Option<Marks>) {
+        match Self::raw(bytes) {
+            Ok(raw) => {
+                let marks = Marks {
+                    event_name: raw.hook_event_name.clone(),
+                    hook_name: raw.cline_hook_name.is_some(),
+                    tool_name_camel: raw.copilot_tool_name.is_some(),
+                    turn_id: raw.turn_id.is_some(),
+                    timestamp: raw.timestamp.is_some(),
+                };
+                (Self::from_raw(raw), Some(marks))
+            }
+            Err(e) => (Err(e), None),
+        }
+    }
+
+    fn raw(bytes: &[u8]) -> Result<RawEvent> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(Error::EmptyInput);
         }
@@ -209,7 +255,7 @@ impl HookEvent {
                 });
             }
         };
-        Self::from_raw(raw)
+        Ok(raw)
     }
 
     /// An event in Claude Code's shape, already parsed: what each other

@@ -79,7 +79,7 @@ use serde_json::{Map, Value};
 use crate::{
     error::{Error, Result},
     exit::Exit,
-    hook::event::{EventKind, HookEvent},
+    hook::event::{EventKind, HookEvent, Marks},
     read::profile,
 };
 
@@ -242,13 +242,40 @@ impl Client {
         let Ok(p) = serde_json::from_slice::<Probe>(bytes) else {
             return Client::ClaudeCode;
         };
-        match p.hook_event_name.as_deref() {
-            _ if p.hookName.is_some() => Client::Cline,
-            None if p.toolName.is_some() => Client::Copilot,
+        Self::of_marks(&Marks {
+            event_name: p.hook_event_name,
+            hook_name: p.hookName.is_some(),
+            tool_name_camel: p.toolName.is_some(),
+            turn_id: p.turn_id.is_some(),
+            timestamp: p.timestamp.is_some(),
+        })
+    }
+
+    /// The client whose event has `marks` (see [`Client::detect`]).
+    pub(crate) fn of_marks(m: &Marks) -> Self {
+        match m.event_name.as_deref() {
+            _ if m.hook_name => Client::Cline,
+            None if m.tool_name_camel => Client::Copilot,
             Some("BeforeTool" | "AfterTool") => Client::Gemini,
-            Some(_) if p.turn_id.is_some() => Client::Codex,
-            Some(_) if p.timestamp.is_some() => Client::VsCode,
+            Some(_) if m.turn_id => Client::Codex,
+            Some(_) if m.timestamp => Client::VsCode,
             _ => Client::ClaudeCode,
+        }
+    }
+
+    /// Read an event whose client no flag named: one parse as Claude Code's
+    /// shape, whose marks tell the client; another client's own reader only
+    /// when the marks name one that reads differently. So a Claude Code
+    /// event (a 2 MB screenshot's Post among them) is parsed once.
+    pub(crate) fn read_unnamed(bytes: &[u8]) -> (Self, Result<HookEvent>) {
+        let (claude, marks) = HookEvent::parse_marked(bytes);
+        let client = match &marks {
+            Some(m) => Self::of_marks(m),
+            None => Self::detect(bytes),
+        };
+        match client {
+            Client::ClaudeCode | Client::Codex => (client, claude),
+            other => (other, other.read(bytes)),
         }
     }
 

@@ -319,6 +319,28 @@ fn the_fields_tell_the_client_when_no_flag_does() {
     let claude = include_str!("../../../tests/fixtures/PreToolUse.navigate.json");
     assert_eq!(Client::detect(claude.as_bytes()), Client::ClaudeCode);
     assert_eq!(Client::detect(b"{not json"), Client::ClaudeCode);
+    // The one-pass reading tells the same client, and reads the event as
+    // that client's reader does.
+    for client in OTHERS {
+        let bytes = first(client);
+        let (told, read) = Client::read_unnamed(bytes.as_bytes());
+        assert_eq!(told, client);
+        let own = client
+            .read(bytes.as_bytes())
+            .expect("its own reader reads it");
+        let read = read.expect("read");
+        assert_eq!(
+            (read.tool_name, read.kind, read.tool_input),
+            (own.tool_name, own.kind, own.tool_input),
+            "{client:?}"
+        );
+    }
+    let (told, read) = Client::read_unnamed(claude.as_bytes());
+    assert_eq!(told, Client::ClaudeCode);
+    assert_eq!(read.unwrap().tool_name, "mcp__claude-in-chrome__navigate");
+    let (told, read) = Client::read_unnamed(b"{not json");
+    assert_eq!(told, Client::ClaudeCode);
+    assert!(read.is_err());
     for c in super::ALL {
         assert_eq!(Client::from_name(c.name()), Some(c));
     }
