@@ -480,7 +480,9 @@ pub(super) use dom::{
     Assigned, Attribute, assigned_element, attribute, inserts_children, inserts_markup,
     is_event_handler, is_frame_index, loads_document, text_is_code, url_assigned,
 };
-pub(super) use language::{FnMember, UNDEFINED, function_member, is_callee, is_constructor};
+pub(super) use language::{
+    Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,
+};
 pub(super) use navigation::{assigned_global, assigned_obj};
 pub(super) use network::IMPORT;
 pub(super) use node::{MODULE_IMPORT, imports_modules};

@@ -35,6 +35,16 @@ impl<'a> Walker<'a, '_> {
                         ArrayExpressionElement::Elision(_) => continue,
                         other => other.to_expression(),
                     };
+                    // `['https:', '', host].join('/')`: the pieces of a URL
+                    // whose host is joined at run time.
+                    if let Expression::StringLiteral(s) = e
+                        && url::bare_scheme(s.value.as_str())
+                        && self.concat == 0
+                    {
+                        let what = format!("`{}` joined with other parts", s.value);
+                        let found = self.found(&what, s.span.start);
+                        self.unknown_hosts.insert((s.span.start, what), found);
+                    }
                     let (v, c) = self.expr(e);
                     cost = cost
                         .then(c)
@@ -59,7 +69,13 @@ impl<'a> Walker<'a, '_> {
                     (Vals::unknown(), l.then(r))
                 }
             }
-            Expression::CallExpression(c) => self.call(&c.callee, &c.arguments, c.span, false),
+            Expression::CallExpression(c) => {
+                let (v, cost) = self.call(&c.callee, &c.arguments, c.span, false);
+                match self.built_string(c) {
+                    Some(s) => (s, cost),
+                    None => (v, cost),
+                }
+            }
             Expression::ChainExpression(c) => match &c.expression {
                 ChainElement::CallExpression(call) => {
                     self.call(&call.callee, &call.arguments, call.span, false)
@@ -216,6 +232,65 @@ impl<'a> Walker<'a, '_> {
             }
             _ => parts.push(Part::Hole),
         }
+    }
+
+    /// A string built by a call the model knows joins text
+    /// (`'https://'.concat(h)`, `['https:', '', h].join('/')`): the whole is
+    /// checked for a URL as a concatenation is, and its text, when known,
+    /// is its value. `None` for any other call.
+    fn built_string(&mut self, c: &'a CallExpression<'a>) -> Option<Vals> {
+        let Expression::StaticMemberExpression(m) = &c.callee else {
+            return None;
+        };
+        let builder = model::string_builder(m.property.name.as_str())?;
+        let mut parts = Vec::new();
+        match builder {
+            model::Builder::Concat => {
+                if !has_text(&m.object) {
+                    return None;
+                }
+                self.shape(&m.object, &mut parts);
+                for a in &c.arguments {
+                    match a {
+                        Argument::SpreadElement(_) => parts.push(Part::Hole),
+                        a => self.shape(a.to_expression(), &mut parts),
+                    }
+                }
+            }
+            model::Builder::Join => {
+                let Expression::ArrayExpression(array) = &m.object else {
+                    return None;
+                };
+                let mut sep = Vec::new();
+                match c.arguments.first() {
+                    None => push_lit(&mut sep, ","),
+                    Some(Argument::SpreadElement(_)) => sep.push(Part::Hole),
+                    Some(a) => self.shape(a.to_expression(), &mut sep),
+                }
+                for (i, el) in array.elements.iter().enumerate() {
+                    if i > 0 {
+                        for p in &sep {
+                            match p {
+                                Part::Lit(s) => push_lit(&mut parts, s),
+                                Part::Hole => parts.push(Part::Hole),
+                            }
+                        }
+                    }
+                    match el {
+                        ArrayExpressionElement::SpreadElement(_) => parts.push(Part::Hole),
+                        ArrayExpressionElement::Elision(_) => {}
+                        el => self.shape(el.to_expression(), &mut parts),
+                    }
+                }
+            }
+        }
+        if !parts.iter().any(|p| matches!(p, Part::Lit(_))) {
+            return None;
+        }
+        if self.concat == 0 {
+            self.note_string(&parts, c.span);
+        }
+        Some(string_value(&parts))
     }
 
     pub(super) fn member(&mut self, m: &'a MemberExpression<'a>) -> (Vals, Cost) {

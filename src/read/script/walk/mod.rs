@@ -485,6 +485,12 @@ impl<'a, 'p> Walker<'a, 'p> {
                 let found = self.found(&what, span.start);
                 self.unknown_hosts.insert((span.start, what), found);
             }
+            Named::Behind(u, shown) => {
+                self.urls.insert((span.start, u), ());
+                let what = format!("`{shown}`");
+                let found = self.found(&what, span.start);
+                self.unknown_hosts.insert((span.start, what), found);
+            }
         }
     }
 }
