@@ -227,6 +227,9 @@ impl<'a> Walker<'a, '_> {
             )
         };
         let mut cost = Cost::Zero;
+        if let Key::Name(n, _) = key {
+            self.note_member_name(n);
+        }
         if let Key::Name(n, _) = key
             && model::url_assigned(n)
         {

@@ -23,7 +23,8 @@ impl<'a> Walker<'a, '_> {
                     Expression::Identifier(id) => id.name.as_str().to_owned(),
                     _ => "the function".to_owned(),
                 };
-                (f, Vals::unknown(), name, cost)
+                // A plain call, in sloppy mode: `this` is the global object.
+                (f, Vals::of(Value::Global), name, cost)
             }
         }
     }
@@ -62,7 +63,10 @@ impl<'a> Walker<'a, '_> {
             if escapes {
                 let params = match a {
                     Argument::ArrowFunctionExpression(f) => Some(&f.params),
-                    Argument::FunctionExpression(f) => Some(&f.params),
+                    Argument::FunctionExpression(f) => {
+                        self.join_this(f.span.start, &Vals::unknown());
+                        Some(&f.params)
+                    }
                     _ => None,
                 };
                 for p in params.iter().flat_map(|p| &p.items) {
@@ -141,15 +145,22 @@ impl<'a> Walker<'a, '_> {
             Value::Func(id) => self.call_func(*id, args, site, through),
             Value::Via(inner) => {
                 let rest = args.get(1..).unwrap_or(&[]);
+                // `f.call(x, …)`: `this` is `x`.
+                let receiver = args
+                    .first()
+                    .map_or_else(|| Vals::of(Value::Global), |a| a.vals.clone());
                 let site = CallSite {
                     at,
                     name: site.name.clone(),
-                    receiver: Vals::unknown(),
+                    receiver,
                     new: false,
                 };
                 self.apply(inner, rest, &site, through)
             }
             Value::BindOf(inner) => {
+                if let (Value::Func(id), Some(this)) = (&**inner, args.first()) {
+                    self.join_this(*id, &this.vals);
+                }
                 let how = How::at("is bound as an argument ({at})", at);
                 let mut cost = Cost::Zero;
                 for a in args.iter().skip(1) {
@@ -172,8 +183,16 @@ impl<'a> Walker<'a, '_> {
                 let cost = self.escape_args(args, site);
                 (Vals::unknown(), cost)
             }
+            // Constructing the script's own class.
+            Value::Plain if site.new => {
+                let cost = self.escape_args(args, site);
+                (Vals::of(Value::Plain), cost)
+            }
             _ => {
-                if !site.new && model::calls_back_once(&site.name) {
+                if !site.new
+                    && model::calls_back_once(&site.name)
+                    && self.promise_like(&site.receiver)
+                {
                     let receiver = site.receiver.clone();
                     let mut cost = Cost::Zero;
                     for a in args {
@@ -214,10 +233,11 @@ impl<'a> Walker<'a, '_> {
         }];
         let mut out = Vals::none();
         let mut cost = Cost::Zero;
+        // A promise's callback is called plainly.
         let inner = CallSite {
             at: site.at,
             name: site.name.clone(),
-            receiver: Vals::unknown(),
+            receiver: Vals::of(Value::Global),
             new: false,
         };
         for f in arg.vals.iter() {
@@ -407,10 +427,14 @@ impl<'a> Walker<'a, '_> {
             Effect::CallsArgument { construct, how } => {
                 let mut out = Vals::none();
                 let mut cost = Cost::Zero;
+                // `Reflect.apply(f, thisArg, args)`.
                 let inner = CallSite {
                     at,
                     name: site.name.clone(),
-                    receiver: unknown(),
+                    receiver: args
+                        .get(1)
+                        .filter(|_| !construct)
+                        .map_or_else(|| Vals::of(Value::Global), |a| a.vals.clone()),
                     new: construct,
                 };
                 if let Some(target) = args.first() {

@@ -15,6 +15,8 @@ impl<'a> Walker<'a, '_> {
             | Expression::NewTarget(_)
             | Expression::Super(_) => (Vals::unknown(), Cost::Zero),
             Expression::StringLiteral(s) => {
+                // `Object.defineProperty(o, 'then', …)`, `Reflect.set(o, 'then', …)`.
+                self.note_member_name(s.value.as_str());
                 let text = s.value.as_str().to_owned();
                 self.note_string(&[Part::Lit(text.clone())], s.span);
                 self.note_embedded(&text, s.span.start);
@@ -22,7 +24,7 @@ impl<'a> Walker<'a, '_> {
             }
             Expression::TemplateLiteral(t) => self.template(t),
             Expression::Identifier(id) => (self.read(id.name.as_str()), Cost::Zero),
-            Expression::ThisExpression(_) => (Vals::of(Value::Global), Cost::Zero),
+            Expression::ThisExpression(_) => (self.this(), Cost::Zero),
             Expression::ArrayExpression(a) => {
                 let mut cost = Cost::Zero;
                 let how = How::at(
@@ -83,7 +85,7 @@ impl<'a> Walker<'a, '_> {
                 ChainElement::TSNonNullExpression(t) => self.expr(&t.expression),
                 other => self.member(other.to_member_expression()),
             },
-            Expression::ClassExpression(c) => (Vals::unknown(), self.class(c)),
+            Expression::ClassExpression(c) => (Vals::of(Value::Plain), self.class(c)),
             Expression::ConditionalExpression(c) => {
                 let (_, test) = self.expr(&c.test);
                 let (mut v, a) = self.expr(&c.consequent);
@@ -417,6 +419,17 @@ impl<'a> Walker<'a, '_> {
                 ObjectPropertyKind::ObjectProperty(p) => {
                     let (key, c) = self.property_key(&p.key, p.computed, true);
                     cost = cost.then(c);
+                    if let Key::Name(n, _) = &key {
+                        self.note_member_name(n);
+                    }
+                    // A method's `this` is its object, as the script made it.
+                    let method = match &p.value {
+                        Expression::FunctionExpression(f) => {
+                            self.join_this(f.span.start, &Vals::of(Value::Plain));
+                            true
+                        }
+                        _ => false,
+                    };
                     let (v, c) = self.expr(&p.value);
                     cost = cost.then(c);
                     let at = p.span.start;
@@ -436,7 +449,9 @@ impl<'a> Walker<'a, '_> {
                     // `{ view: window }` is how events are made; a window
                     // stored under any other name is lost track of.
                     let reads_only = matches!(&key, Key::Name(n, _) if model::window_key(n));
+                    let saved = std::mem::replace(&mut self.method_this, method);
                     cost = cost.then(self.escape(&v, at, &how, reads_only));
+                    self.method_this = saved;
                 }
                 ObjectPropertyKind::SpreadProperty(s) => {
                     let (v, c) = self.expr(&s.argument);

@@ -177,6 +177,12 @@ impl<'a> Walker<'a, '_> {
             };
             cost = cost.then(self.bind(&p.pattern, &vals, false));
         }
+        let this = if site.new {
+            Vals::of(Value::Plain)
+        } else {
+            site.receiver.clone()
+        };
+        self.join_this(id, &this);
         self.settle(id);
         let uses_arguments = self.summary(id).is_some_and(|s| s.uses_arguments);
         // Arguments the parameters do not name can still be reached, through
@@ -239,11 +245,16 @@ impl<'a> Walker<'a, '_> {
         match v {
             Value::Sink(sink) => self.request(sink.label, at).repeated(|| how.render(self)),
             Value::Func(id) => {
-                // Code the analysis does not see may call it with anything.
+                // Code the analysis does not see may call it with anything,
+                // and with a page object as `this` (jQuery's `each` gives
+                // each element), unless it is an object's method.
                 if let Some(node) = self.node(*id) {
                     for p in &node.params().items {
                         self.bind(&p.pattern, &Vals::unknown(), false);
                     }
+                }
+                if !self.method_this {
+                    self.join_this(*id, &Vals::unknown());
                 }
                 self.settle(*id);
                 self.summary(*id)

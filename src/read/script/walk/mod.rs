@@ -129,6 +129,8 @@ type OffsetMap<V> = HashMap<u32, V, FxBuildHasher>;
 struct Reads {
     keys: RefCell<HashSet<u64, FxBuildHasher>>,
     globals: Cell<bool>,
+    /// A `.then` was taken for a promise's ([`Walker::own_then`]).
+    then: Cell<bool>,
 }
 
 /// The kinds of state a round reads by key.
@@ -138,6 +140,8 @@ enum Kept {
     Summary,
     Node,
     Alias,
+    /// What `this` is in a function.
+    This,
 }
 
 impl Reads {
@@ -156,6 +160,7 @@ impl Reads {
     fn clear(&self) {
         self.keys.borrow_mut().clear();
         self.globals.set(false);
+        self.then.set(false);
     }
 }
 
@@ -293,6 +298,16 @@ pub(super) struct Walker<'a, 'p> {
     globals: HashMap<String, Vals>,
     summaries: OffsetMap<Summary>,
     nodes: OffsetMap<FnNode<'a>>,
+    /// What `this` may be in each of the script's functions: the receivers
+    /// of its calls, the global object for a plain call, what `.call` or
+    /// `.bind` gave, a page object for code the analysis does not see.
+    this_of: OffsetMap<Vals>,
+    /// The script gives some object a `then`, `catch` or `finally` of its
+    /// own, so a `.then` is not known to be a promise's.
+    own_then: bool,
+    /// A function escaping now is an object's or a class's method: its
+    /// `this` is that object, not a page object.
+    method_this: bool,
     /// The keyed hasher of names ([`Name`]).
     names: RandomState,
     requests: BTreeMap<(u32, String), Found>,
@@ -329,6 +344,9 @@ impl<'a, 'p> Walker<'a, 'p> {
             globals: HashMap::new(),
             summaries: OffsetMap::default(),
             nodes: OffsetMap::default(),
+            this_of: OffsetMap::default(),
+            own_then: false,
+            method_this: false,
             names: RandomState::new(),
             requests: BTreeMap::new(),
             opaque: BTreeMap::new(),
@@ -410,10 +428,11 @@ impl<'a, 'p> Walker<'a, 'p> {
         if let Some(first) = model::first_argument(self.env) {
             args[0].vals = Vals::of(Value::from(first));
         }
+        // Called plainly, in sloppy mode: `this` is the global object.
         let site = |at| CallSite {
             at,
             name: String::new(),
-            receiver: Vals::unknown(),
+            receiver: Vals::of(Value::Global),
             new: false,
         };
         match root {

@@ -92,6 +92,48 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
+    /// `this` in the script's function `id` may be any of `vals`.
+    pub(super) fn join_this(&mut self, id: u32, vals: &Vals) {
+        let entry = self.this_of.entry(id).or_default();
+        if entry.join(vals) {
+            self.changed = true;
+            self.stale |= self.reads.seen(Kept::This, id);
+        }
+    }
+
+    /// What `this` is where the walk is: that of the innermost function
+    /// that is not an arrow.
+    pub(super) fn this(&self) -> Vals {
+        let Some(ctx) = self.fns.iter().rev().find(|f| !f.arrow) else {
+            return Vals::of(Value::Global);
+        };
+        self.reads.note(Kept::This, ctx.id);
+        self.this_of.get(&ctx.id).cloned().unwrap_or_default()
+    }
+
+    /// The script gives an object a member of this name: a `then` of its
+    /// own makes every `.then` one the analysis cannot count.
+    pub(super) fn note_member_name(&mut self, name: &str) {
+        if !self.own_then && model::calls_back_once(name) {
+            self.own_then = true;
+            self.changed = true;
+            self.stale |= self.reads.then.get();
+        }
+    }
+
+    /// Whether a `.then`, `.catch` or `.finally` called on `receiver` is a
+    /// promise's, which calls its callback once.
+    pub(super) fn promise_like(&self, receiver: &Vals) -> bool {
+        self.reads.then.set(true);
+        !self.own_then
+            && receiver.iter().all(|v| {
+                !matches!(
+                    v,
+                    Value::Plain | Value::Global | Value::Element(_) | Value::Str(_)
+                )
+            })
+    }
+
     pub(super) fn join_global(&mut self, name: &str, vals: &Vals) {
         let entry = self.globals.entry(name.to_owned()).or_default();
         if entry.join(vals) {
