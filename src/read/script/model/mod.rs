@@ -136,6 +136,8 @@ pub(super) enum Obj {
     Page,
     BrowserContext,
     ApiRequest,
+    /// An element's `attributes`: each member an attribute node.
+    Attributes,
 }
 
 /// Known functions whose effect depends on their arguments; the walk
@@ -145,8 +147,15 @@ pub(super) enum Effect {
     /// Gives this known object (`new XMLHttpRequest()`, `caches.open(name)`,
     /// `page.context()`).
     Returns(Obj),
-    /// An element of the tag in argument 0 (`document.createElement(tag)`).
-    CreatesElement,
+    /// An element of the tag in argument `.0` (`document.createElement(tag)`,
+    /// `createElementNS(ns, tag)`, whose namespace is a name, not a site).
+    CreatesElement(usize),
+    /// An attribute node named by argument `.0` (`createAttribute(name)`,
+    /// `getAttributeNode(name)`; `usize::MAX`: a name not given).
+    CreatesAttribute(usize),
+    /// Puts the attribute node in argument 0 on the element
+    /// (`setAttributeNode`), named `.0`.
+    SetsAttributeNode(&'static str),
     /// An element of this tag (`new Image()`); with arguments, the sink
     /// starts (`new Audio(url)`).
     NewElement(&'static str, Option<&'static Sink>),
@@ -419,6 +428,7 @@ pub(super) fn obj_name(obj: Obj) -> &'static str {
         Obj::Page => "`page`",
         Obj::BrowserContext => "a browser context",
         Obj::ApiRequest => "`request`",
+        Obj::Attributes => "an element's `attributes`",
     }
 }
 
@@ -477,8 +487,9 @@ pub(super) fn window_key(name: &str) -> bool {
 }
 
 pub(super) use dom::{
-    Assigned, Attribute, assigned_element, attribute, inserts_children, inserts_markup,
-    is_event_handler, is_frame_index, loads_document, text_is_code, url_assigned,
+    Assigned, Attribute, PAGE_HANDLER, assigned_element, attribute, inserts_children,
+    inserts_markup, is_attribute_map, is_event_handler, is_frame_index, is_page_handler,
+    loads_document, namespace_at, sets_attribute_value, text_is_code, url_assigned,
 };
 pub(super) use language::{
     Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,

@@ -282,6 +282,11 @@ impl<'a> Walker<'a, '_> {
                         }
                     }
                 }
+                // An attribute node's value is the attribute's.
+                (Value::Attr(n), Key::Name(k, _)) if model::sets_attribute_value(k) => {
+                    let name = (!n.is_empty()).then_some(n.as_str());
+                    self.set_attribute("the value of an attribute node", name, vals, at)
+                }
                 // Sloppy mode: `arguments[0] = v` sets the first parameter.
                 (Value::Arguments(id), _) => {
                     if let Some(node) = self.node(*id) {

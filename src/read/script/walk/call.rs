@@ -247,6 +247,7 @@ impl<'a> Walker<'a, '_> {
                 | Value::Str(_)
                 | Value::Plain
                 | Value::Element(_)
+                | Value::Attr(_)
                 | Value::Global => (Vals::unknown(), Cost::Zero),
                 f => self.apply(f, &args, &inner, false),
             };
@@ -296,14 +297,50 @@ impl<'a> Walker<'a, '_> {
     pub(super) fn effect(&mut self, e: Effect, args: &[Arg<'a>], site: &CallSite) -> (Vals, Cost) {
         let at = site.at;
         let unknown = Vals::unknown;
+        // A namespace is written as a URL but names no site.
+        if let Some(ns) = model::namespace_at(e).and_then(|i| args.get(i))
+            && let Some(expr) = ns.expr
+        {
+            let start = expr.span().start;
+            self.urls.retain(|(offset, _), _| *offset != start);
+        }
         match e {
-            Effect::CreatesElement => {
+            Effect::CreatesElement(index) => {
+                // `svg:script` is a `script`.
                 let tag = args
-                    .first()
+                    .get(index)
+                    .and_then(|a| a.vals.as_str())
+                    .map(|t| t.rsplit(':').next().unwrap_or(t).to_ascii_lowercase())
+                    .unwrap_or_default();
+                (Vals::of(Value::Element(tag)), Cost::Zero)
+            }
+            Effect::CreatesAttribute(index) => {
+                let name = args
+                    .get(index)
                     .and_then(|a| a.vals.as_str())
                     .map(str::to_ascii_lowercase)
                     .unwrap_or_default();
-                (Vals::of(Value::Element(tag)), Cost::Zero)
+                (Vals::of(Value::Attr(name)), Cost::Zero)
+            }
+            Effect::SetsAttributeNode(what) => {
+                let mut cost = Cost::Zero;
+                for v in args.first().map(|a| a.vals.iter()).into_iter().flatten() {
+                    let c = match v {
+                        Value::Attr(n) => {
+                            let name = (!n.is_empty()).then_some(n.as_str());
+                            self.set_attribute(what, name, &Vals::unknown(), at)
+                        }
+                        _ => {
+                            self.opaque(
+                                &format!("{what} of an attribute the analysis cannot read"),
+                                at,
+                            );
+                            Cost::Zero
+                        }
+                    };
+                    cost = cost.or(c);
+                }
+                (unknown(), cost)
             }
             Effect::NewElement(tag, loads) => {
                 let cost = match loads {
@@ -327,35 +364,14 @@ impl<'a> Walker<'a, '_> {
                     .get(name_at)
                     .and_then(|a| a.vals.as_str())
                     .map(str::to_ascii_lowercase);
-                let cost = match name.as_deref().map(|n| (n, model::attribute(n))) {
-                    Some((n, model::Attribute::Url)) => {
-                        let what = format!("`{what}('{n}')`");
-                        if let Some(v) = args.get(name_at + 1) {
-                            self.code_url(&v.vals, &what, at, Loads::FromMadeUrls);
-                        }
-                        self.request(&what, at)
-                    }
-                    Some((n, model::Attribute::Markup)) => match args.get(name_at + 1) {
-                        Some(a) => self.markup(&a.vals, &format!("`{what}('{n}')`"), at),
-                        None => Cost::Zero,
-                    },
-                    Some((n, model::Attribute::Handler)) => {
-                        self.opaque(
-                            &format!("`{what}('{n}')`, an event handler written as a string"),
-                            at,
-                        );
-                        Cost::Zero
-                    }
-                    Some((_, model::Attribute::Other)) => Cost::Zero,
-                    None => {
-                        self.opaque(
-                            &format!("`{what}` with a name the analysis cannot read"),
-                            at,
-                        );
-                        Cost::Zero
-                    }
-                };
-                (unknown(), cost)
+                let value = args
+                    .get(name_at + 1)
+                    .map_or_else(Vals::none, |a| a.vals.clone());
+                let what = format!("`{what}`");
+                (
+                    unknown(),
+                    self.set_attribute(&what, name.as_deref(), &value, at),
+                )
             }
             Effect::Timer(label) => {
                 let mut cost = Cost::Zero;
@@ -551,6 +567,58 @@ impl<'a> Walker<'a, '_> {
                 };
                 (unknown(), cost)
             }
+        }
+    }
+
+    /// The attribute `name` (lower case; `None`: not known) set to `value`
+    /// by `what` (`` `setAttribute` ``) at `at`.
+    pub(super) fn set_attribute(
+        &mut self,
+        what: &str,
+        name: Option<&str>,
+        value: &Vals,
+        at: u32,
+    ) -> Cost {
+        let Some(n) = name else {
+            self.opaque(&format!("{what} with a name the analysis cannot read"), at);
+            return Cost::Zero;
+        };
+        let named = format!("{what} of `{n}`");
+        match model::attribute(n) {
+            model::Attribute::Url => {
+                self.code_url(value, &named, at, Loads::FromMadeUrls);
+                self.request(&named, at)
+            }
+            model::Attribute::Markup => self.markup(value, &named, at),
+            model::Attribute::Handler => {
+                self.opaque(
+                    &format!("{named}, an event handler written as a string"),
+                    at,
+                );
+                Cost::Zero
+            }
+            model::Attribute::Style => {
+                let loads = value
+                    .iter()
+                    .map(|v| match v {
+                        Value::Str(s) => markup::css_loads(s),
+                        _ => 0,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                self.counted(
+                    &format!("{named}, CSS that loads a `url(…)`"),
+                    loads,
+                    false,
+                    at,
+                    "resources",
+                )
+            }
+            model::Attribute::Inert => Cost::Zero,
+            model::Attribute::Unknown => self.request(
+                &format!("{named}, an attribute whose effect the model does not know"),
+                at,
+            ),
         }
     }
 

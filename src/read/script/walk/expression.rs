@@ -355,6 +355,15 @@ impl<'a> Walker<'a, '_> {
                 );
                 Vals::none()
             }
+            // `el.attributes.src`, `el.attributes[i]`: attribute nodes.
+            (Value::Obj(o), _) if model::is_attribute_map(*o) => match key {
+                Key::Name(n, _) => match model::member(*o, n, env) {
+                    Some(def) => one(Value::from(def)),
+                    None if model::is_frame_index(n) => one(Value::Attr(String::new())),
+                    None => one(Value::Attr(n.to_ascii_lowercase())),
+                },
+                _ => one(Value::Attr(String::new())),
+            },
             (Value::Obj(o), Key::Name(n, _)) => one(model::member(*o, n, env)
                 .or_else(|| model::by_name(n, env))
                 .map_or(Value::Unknown, Value::from)),
@@ -368,12 +377,18 @@ impl<'a> Walker<'a, '_> {
                 }
                 one(Value::Dyn)
             }
+            // The page's own handler (`btn.onclick`), which calling runs.
+            (Value::Unknown | Value::Dyn, Key::Name(n, _)) if model::is_page_handler(n) => {
+                let mut out = Vals::unknown();
+                out.add(Value::Sink(model::PAGE_HANDLER));
+                out
+            }
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Name(n, _)) => {
                 one(model::by_name(n, env).map_or(Value::Unknown, Value::from))
             }
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Unreadable) => one(Value::Dyn),
             (Value::Any, _) => one(Value::Any),
-            (Value::Plain | Value::Str(_), _) => Vals::unknown(),
+            (Value::Plain | Value::Str(_) | Value::Attr(_), _) => Vals::unknown(),
             (
                 Value::Sink(_)
                 | Value::Opaque(_)

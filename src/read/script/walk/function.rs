@@ -243,6 +243,8 @@ impl<'a> Walker<'a, '_> {
             format!("{w}, {how}")
         };
         match v {
+            // Printed or read for its keys, a function is not called.
+            Value::Sink(_) if reads_only => Cost::Zero,
             Value::Sink(sink) => self.request(sink.label, at).repeated(|| how.render(self)),
             Value::Func(id) => {
                 // Code the analysis does not see may call it with anything,
@@ -277,6 +279,7 @@ impl<'a> Walker<'a, '_> {
                     Cost::Zero
                 }
                 Effect::SetsAttribute { .. }
+                | Effect::SetsAttributeNode(_)
                 | Effect::SetsMember
                 | Effect::Commands(_)
                 | Effect::CallsArgument { .. }
@@ -293,7 +296,8 @@ impl<'a> Walker<'a, '_> {
                 | Effect::ParsesMarkup(_)
                 | Effect::CopiesProperties(_)
                 | Effect::SetsProperties(_)
-                | Effect::CreatesElement
+                | Effect::CreatesElement(_)
+                | Effect::CreatesAttribute(_)
                 | Effect::NewElement(..)
                 | Effect::Returns(_) => Cost::Zero,
             },

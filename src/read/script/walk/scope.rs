@@ -175,8 +175,11 @@ impl<'a> Walker<'a, '_> {
             out.join(user);
         }
         if out.iter().next().is_none() {
-            // The page's own globals.
+            // The page's own globals, among them its handlers (`onload`).
             out.add(Value::Unknown);
+            if model::is_page_handler(name) {
+                out.add(Value::Sink(model::PAGE_HANDLER));
+            }
         }
         out
     }
