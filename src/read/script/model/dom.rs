@@ -104,6 +104,26 @@ pub(in crate::read::script) fn inserts_children(name: &str) -> bool {
     )
 }
 
+/// Methods that put nodes into a document, where an inert document's
+/// nodes start loading (`append`, `adoptNode`).
+pub(in crate::read::script) fn inserts_nodes(name: &str) -> bool {
+    inserts_children(name)
+        || matches!(
+            name,
+            "replaceChild"
+                | "replaceWith"
+                | "after"
+                | "before"
+                | "adoptNode"
+                | "importNode"
+                | "insertAdjacentElement"
+                | "html"
+                | "appendTo"
+                | "prependTo"
+                | "insertAfter"
+        )
+}
+
 /// An element's `attributes`, whose every other member is an attribute
 /// node (`el.attributes.src`, `el.attributes[0]`).
 pub(in crate::read::script) fn is_attribute_map(obj: Obj) -> bool {

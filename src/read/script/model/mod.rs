@@ -138,6 +138,8 @@ pub(super) enum Obj {
     ApiRequest,
     /// An element's `attributes`: each member an attribute node.
     Attributes,
+    /// A service worker registration's `backgroundFetch`.
+    BackgroundFetch,
 }
 
 /// Known functions whose effect depends on their arguments; the walk
@@ -169,9 +171,14 @@ pub(super) enum Effect {
     /// The sink once per argument, each a URL of code (`importScripts`);
     /// the last word names what is loaded.
     LoadsEachArgument(&'static Sink, &'static str),
-    /// The sink once per element of the list in argument 0
-    /// (`cache.addAll`).
-    LoadsEachListed(&'static Sink, &'static str),
+    /// The sink once per element of the list in argument `.2`
+    /// (`cache.addAll(urls)`, `backgroundFetch.fetch(id, urls)`); a string
+    /// there is one.
+    LoadsEachListed(&'static Sink, &'static str, usize),
+    /// Inserts each argument, named `.0`: markup when it is a string
+    /// (jQuery's `append`, `$(…)`), a node otherwise; with `.1`, a value
+    /// the analysis cannot read is markup too (`html(x)`).
+    InsertsContent(&'static str, bool),
     /// With at least `.0` arguments the sink starts; with fewer it gives
     /// the object (`document.open`).
     OpensWith(usize, &'static Sink, Obj),
@@ -429,6 +436,7 @@ pub(super) fn obj_name(obj: Obj) -> &'static str {
         Obj::BrowserContext => "a browser context",
         Obj::ApiRequest => "`request`",
         Obj::Attributes => "an element's `attributes`",
+        Obj::BackgroundFetch => "`backgroundFetch`",
     }
 }
 
@@ -462,6 +470,11 @@ pub(super) fn called(obj: Obj) -> Option<&'static Sink> {
     libraries::called(obj)
 }
 
+/// What calling the object itself does, when it is not a sink (`$(markup)`).
+pub(super) fn called_effect(obj: Obj) -> Option<Effect> {
+    libraries::called_effect(obj)
+}
+
 /// Whether constructing the object runs its first argument once, handing
 /// it functions that start nothing (`new Promise(executor)`).
 pub(super) fn runs_executor(obj: Obj) -> bool {
@@ -488,8 +501,9 @@ pub(super) fn window_key(name: &str) -> bool {
 
 pub(super) use dom::{
     Assigned, Attribute, PAGE_HANDLER, assigned_element, attribute, inserts_children,
-    inserts_markup, is_attribute_map, is_event_handler, is_frame_index, is_page_handler,
-    loads_document, namespace_at, sets_attribute_value, text_is_code, url_assigned,
+    inserts_markup, inserts_nodes, is_attribute_map, is_event_handler, is_frame_index,
+    is_page_handler, loads_document, namespace_at, sets_attribute_value, text_is_code,
+    url_assigned,
 };
 pub(super) use language::{
     Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,

@@ -173,6 +173,10 @@ impl<'a> Walker<'a, '_> {
                 let sink = model::called(*o).expect("checked");
                 (Vals::unknown(), self.request(sink.label, at))
             }
+            Value::Obj(o) if !site.new && model::called_effect(*o).is_some() => {
+                let e = model::called_effect(*o).expect("checked");
+                self.effect(e, args, site)
+            }
             Value::Obj(o) if site.new && model::runs_executor(*o) => {
                 let resolve = Vals::of(Value::Effect(Effect::Nothing));
                 let (_, c) = self.call_once(args.first(), &resolve, site);
@@ -201,18 +205,54 @@ impl<'a> Walker<'a, '_> {
                     }
                     return (receiver, cost);
                 }
-                // Text appended to a created script is its code.
-                if model::inserts_children(&site.name)
-                    && site
-                        .receiver
-                        .iter()
-                        .any(|v| matches!(v, Value::Element(t) if model::text_is_code(t)))
-                {
-                    self.opaque("code added to a created script", at);
-                }
+                self.text_of_created_script(site);
+                self.inserted_nodes(args, site);
                 let cost = self.escape_args(args, site);
-                (Vals::unknown(), cost)
+                // A method of an inert document's node gives more of it.
+                let out = match f {
+                    Value::Parsed(unread) => Value::Parsed(*unread),
+                    _ => Value::Unknown,
+                };
+                (Vals::of(out), cost)
             }
+        }
+    }
+
+    /// Text added to a created script (`append`, `insertAdjacentText`) is
+    /// its code.
+    pub(super) fn text_of_created_script(&mut self, site: &CallSite) {
+        if model::inserts_children(&site.name)
+            && site
+                .receiver
+                .iter()
+                .any(|v| matches!(v, Value::Element(t) if model::text_is_code(t)))
+        {
+            self.opaque("code added to a created script", site.at);
+        }
+    }
+
+    /// Nodes put into the page by `site` (`append`, `adoptNode`): those of
+    /// an inert document whose markup the analysis cannot read start
+    /// loading what it names, and so, once the script has parsed such a
+    /// document, may any node it cannot name.
+    pub(super) fn inserted_nodes(&mut self, args: &[Arg<'a>], site: &CallSite) {
+        if !model::inserts_nodes(&site.name) {
+            return;
+        }
+        let unread = self.unread_document();
+        let inert = args.iter().flat_map(|a| a.vals.iter()).any(|v| match v {
+            Value::Parsed(u) => *u,
+            Value::Unknown | Value::Any | Value::Dyn => unread,
+            _ => false,
+        });
+        if inert {
+            self.opaque(
+                &format!(
+                    "`{}` of nodes from a `DOMParser` document whose markup the analysis cannot read",
+                    site.name
+                ),
+                site.at,
+            );
         }
     }
 
@@ -248,6 +288,7 @@ impl<'a> Walker<'a, '_> {
                 | Value::Plain
                 | Value::Element(_)
                 | Value::Attr(_)
+                | Value::Parsed(_)
                 | Value::Global => (Vals::unknown(), Cost::Zero),
                 f => self.apply(f, &args, &inner, false),
             };
@@ -414,8 +455,9 @@ impl<'a> Walker<'a, '_> {
                 );
                 (unknown(), cost)
             }
-            Effect::LoadsEachListed(sink, things) => {
-                let n = match args.first().and_then(|a| a.expr) {
+            Effect::LoadsEachListed(sink, things, index) => {
+                let listed = args.get(index);
+                let n = match listed.and_then(|a| a.expr) {
                     Some(Expression::ArrayExpression(a))
                         if !a
                             .elements
@@ -424,6 +466,8 @@ impl<'a> Walker<'a, '_> {
                     {
                         Some(a.elements.len())
                     }
+                    // One request, as a URL.
+                    _ if listed.is_some_and(|a| !a.spread && a.vals.all_strings()) => Some(1),
                     _ => None,
                 };
                 let cost = self.counted(sink.label, n.unwrap_or(2), n.is_none(), at, things);
@@ -526,11 +570,51 @@ impl<'a> Walker<'a, '_> {
             }
             Effect::ParsesMarkup(label) => {
                 // Literal markup is parsed to be put in the page; markup read
-                // from elsewhere (a fetched page) is parsed to be read.
-                let cost = match args.first() {
-                    Some(html) if html.vals.all_strings() => self.markup(&html.vals, label, at),
-                    _ => Cost::Zero,
+                // from elsewhere (a fetched page) is parsed to be read, and
+                // its document is inert until its nodes are put in the page.
+                let (cost, unread) = match args.first() {
+                    Some(html) if html.vals.all_strings() => {
+                        (self.markup(&html.vals, label, at), false)
+                    }
+                    _ => (Cost::Zero, true),
                 };
+                if unread {
+                    self.note_unread_document();
+                }
+                (Vals::of(Value::Parsed(unread)), cost)
+            }
+            Effect::InsertsContent(label, strict) => {
+                self.text_of_created_script(site);
+                self.inserted_nodes(args, site);
+                let mut cost = self.escape_args(args, site);
+                for a in args {
+                    let markup = a
+                        .vals
+                        .iter()
+                        .any(|v| matches!(v, Value::Str(s) if s.contains('<')));
+                    if a.vals.all_strings() {
+                        if markup {
+                            cost = cost.then(self.markup(&a.vals, label, at));
+                        }
+                        continue;
+                    }
+                    // Markup built at run time, or (for `html`) anything
+                    // that is not a node or a callback.
+                    let built = a.expr.is_some_and(|e| {
+                        let mut parts = Vec::new();
+                        self.shape(e, &mut parts);
+                        parts
+                            .iter()
+                            .any(|p| matches!(p, Part::Lit(s) if s.contains('<')))
+                    });
+                    let unread = strict
+                        && a.vals.iter().any(|v| {
+                            matches!(v, Value::Unknown | Value::Str(_) | Value::Any | Value::Dyn)
+                        });
+                    if markup || built || unread {
+                        self.opaque(&format!("{label} with markup the analysis cannot read"), at);
+                    }
+                }
                 (unknown(), cost)
             }
             Effect::CopiesProperties(how) => {

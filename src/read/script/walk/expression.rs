@@ -389,6 +389,7 @@ impl<'a> Walker<'a, '_> {
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Unreadable) => one(Value::Dyn),
             (Value::Any, _) => one(Value::Any),
             (Value::Plain | Value::Str(_) | Value::Attr(_), _) => Vals::unknown(),
+            (Value::Parsed(unread), _) => one(Value::Parsed(*unread)),
             (
                 Value::Sink(_)
                 | Value::Opaque(_)

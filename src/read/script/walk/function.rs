@@ -270,10 +270,12 @@ impl<'a> Walker<'a, '_> {
                 Cost::Zero
             }
             Value::Effect(e) => match e {
-                Effect::LoadsEachArgument(sink, _) | Effect::LoadsEachListed(sink, _) => {
+                Effect::LoadsEachArgument(sink, _) | Effect::LoadsEachListed(sink, ..) => {
                     self.request(sink.label, at).repeated(|| how.render(self))
                 }
-                Effect::Timer(label) | Effect::Markup(label, _) => {
+                Effect::Timer(label)
+                | Effect::Markup(label, _)
+                | Effect::InsertsContent(label, _) => {
                     let what = opaque_what(self, label);
                     self.opaque(&what, at);
                     Cost::Zero

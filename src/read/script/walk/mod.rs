@@ -131,6 +131,8 @@ struct Reads {
     globals: Cell<bool>,
     /// A `.then` was taken for a promise's ([`Walker::own_then`]).
     then: Cell<bool>,
+    /// Nodes were put into the page ([`Walker::unread_document`]).
+    unread_document: Cell<bool>,
 }
 
 /// The kinds of state a round reads by key.
@@ -161,6 +163,7 @@ impl Reads {
         self.keys.borrow_mut().clear();
         self.globals.set(false);
         self.then.set(false);
+        self.unread_document.set(false);
     }
 }
 
@@ -305,6 +308,9 @@ pub(super) struct Walker<'a, 'p> {
     /// The script gives some object a `then`, `catch` or `finally` of its
     /// own, so a `.then` is not known to be a promise's.
     own_then: bool,
+    /// The script parses markup it cannot read into an inert document
+    /// (`DOMParser`), whose nodes load once put in the page.
+    unread_document: bool,
     /// A function escaping now is an object's or a class's method: its
     /// `this` is that object, not a page object.
     method_this: bool,
@@ -346,6 +352,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             nodes: OffsetMap::default(),
             this_of: OffsetMap::default(),
             own_then: false,
+            unread_document: false,
             method_this: false,
             names: RandomState::new(),
             requests: BTreeMap::new(),

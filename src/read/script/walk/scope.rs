@@ -121,6 +121,22 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
+    /// The script parses markup it cannot read into an inert document.
+    pub(super) fn note_unread_document(&mut self) {
+        if !self.unread_document {
+            self.unread_document = true;
+            self.changed = true;
+            self.stale |= self.reads.unread_document.get();
+        }
+    }
+
+    /// Whether the script parses markup it cannot read into an inert
+    /// document anywhere.
+    pub(super) fn unread_document(&self) -> bool {
+        self.reads.unread_document.set(true);
+        self.unread_document
+    }
+
     /// Whether a `.then`, `.catch` or `.finally` called on `receiver` is a
     /// promise's, which calls its callback once.
     pub(super) fn promise_like(&self, receiver: &Vals) -> bool {
