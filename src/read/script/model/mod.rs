@@ -140,6 +140,10 @@ pub(super) enum Obj {
     Attributes,
     /// A service worker registration's `backgroundFetch`.
     BackgroundFetch,
+    /// Playwright's `page.mouse`.
+    Mouse,
+    /// Playwright's `page.keyboard`.
+    Keyboard,
 }
 
 /// Known functions whose effect depends on their arguments; the walk
@@ -195,6 +199,13 @@ pub(super) enum Effect {
     RunsInPage(usize),
     /// Argument 0 runs in every page the context loads (`addInitScript`).
     RunsInEveryPage,
+    /// The function (or string of code) at this argument runs in the page
+    /// again and again until it gives a true value (`waitForFunction`).
+    PollsInPage(usize),
+    /// A DevTools protocol command, named in argument 0 with its
+    /// parameters in argument 1 (a CDP session's `send`); a `send` of
+    /// anything else is this sink.
+    Devtools(&'static Sink),
     /// Copies the properties of arguments 1… onto argument 0, as if
     /// assigned (`Object.assign`).
     CopiesProperties(&'static str),
@@ -437,6 +448,8 @@ pub(super) fn obj_name(obj: Obj) -> &'static str {
         Obj::ApiRequest => "`request`",
         Obj::Attributes => "an element's `attributes`",
         Obj::BackgroundFetch => "`backgroundFetch`",
+        Obj::Mouse => "`page.mouse`",
+        Obj::Keyboard => "`page.keyboard`",
     }
 }
 
@@ -511,3 +524,4 @@ pub(super) use language::{
 pub(super) use navigation::{assigned_global, assigned_obj};
 pub(super) use network::IMPORT;
 pub(super) use node::{MODULE_IMPORT, imports_modules};
+pub(super) use playwright::{Devtools, devtools};

@@ -37,13 +37,17 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["fetch"], ANYWHERE, Def::Sink(sink!("`fetch`"))),
         Row(&["fetchLater"], ANYWHERE, Def::Sink(sink!("`fetchLater`"))),
         Row(&["sendBeacon"], ANYWHERE, Def::Sink(sink!("`navigator.sendBeacon`"))),
-        Row(&["send"], ANYWHERE, Def::Sink(sink!("`XMLHttpRequest.send`"))),
+        Row(&["send"], PAGE, Def::Sink(SEND)),
         Row(&["importScripts"], ANYWHERE, Def::Effect(IMPORT_SCRIPTS)),
         Row(&["addModule"], ANYWHERE, Def::Sink(sink!("worklet `addModule`", loads Always))),
         Row(&["addAll"], ANYWHERE, Def::Effect(Effect::LoadsEachListed(sink!("`cache.addAll`"), "URLs", 0))),
         Row(&["backgroundFetch"], ANYWHERE, Def::Obj(Obj::BackgroundFetch)),
     ],
 };
+
+/// A request's `send`; on the Playwright server a CDP session's `send` is
+/// read by its command (`playwright`).
+pub(super) const SEND: &Sink = sink!("`XMLHttpRequest.send`");
 
 /// `importScripts(a, b, …)`: one script per argument.
 const IMPORT_SCRIPTS: Effect =

@@ -41,6 +41,7 @@ impl<'a> Walker<'a, '_> {
         let in_page = fvals.iter().find_map(|v| match v {
             Value::Effect(Effect::RunsInPage(i)) => Some(*i),
             Value::Effect(Effect::RunsInEveryPage) => Some(0),
+            Value::Effect(Effect::PollsInPage(i)) => Some(*i),
             _ => None,
         });
         // A function written in place as the argument of code the analysis
@@ -531,6 +532,18 @@ impl<'a> Walker<'a, '_> {
                 });
                 (unknown(), cost)
             }
+            Effect::PollsInPage(index) => {
+                let cost = self.in_page(args.get(index), site);
+                let cost = cost.repeated(|| {
+                    How::at(
+                        "is polled in the page until it gives a true value ({at})",
+                        at,
+                    )
+                    .render(self)
+                });
+                (unknown(), cost)
+            }
+            Effect::Devtools(sink) => (unknown(), self.devtools(args, site, sink)),
             Effect::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
             Effect::Nothing => (unknown(), Cost::Zero),
             Effect::SetsMember => {
@@ -801,6 +814,83 @@ impl<'a> Walker<'a, '_> {
         cost
     }
 
+    /// A CDP session's `send(method, params)` at `site`: the command read
+    /// by its name, the code it runs in the page analysed as page code. A
+    /// `send` whose first argument is a string but no command is a
+    /// socket's message, `sink`.
+    pub(super) fn devtools(
+        &mut self,
+        args: &[Arg<'a>],
+        site: &CallSite,
+        sink: &model::Sink,
+    ) -> Cost {
+        let at = site.at;
+        let Some(first) = args.first() else {
+            return self.request(sink.label, at);
+        };
+        let Some(method) = first.vals.as_str() else {
+            self.opaque(
+                "a `send` whose DevTools command the analysis cannot read",
+                at,
+            );
+            return Cost::Zero;
+        };
+        let command = method.split_once('.').is_some_and(|(domain, name)| {
+            domain.starts_with(|c: char| c.is_ascii_uppercase())
+                && name.starts_with(|c: char| c.is_ascii_lowercase())
+                && method
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.')
+        });
+        if !command {
+            return self.request(sink.label, at);
+        }
+        match model::devtools(method) {
+            model::Devtools::Runs(param, every_page) => {
+                let code = args
+                    .get(1)
+                    .and_then(|a| a.expr)
+                    .and_then(|e| property_value(e, param))
+                    .and_then(|e| {
+                        let mut parts = Vec::new();
+                        self.shape(e, &mut parts);
+                        match parts.as_slice() {
+                            [Part::Lit(s)] => Some(s.clone()),
+                            _ => None,
+                        }
+                    });
+                let Some(code) = code else {
+                    self.opaque(
+                        &format!("DevTools' `{method}` with code the analysis cannot read"),
+                        at,
+                    );
+                    return Cost::Zero;
+                };
+                let cost = self.nested(&code, site);
+                if every_page {
+                    cost.repeated(|| {
+                        How::at("runs in every page the target loads ({at})", at).render(self)
+                    })
+                } else {
+                    cost
+                }
+            }
+            model::Devtools::Request => self.request(&format!("DevTools' `{method}`"), at),
+            model::Devtools::Opaque => {
+                self.opaque(
+                    &format!("DevTools' `{method}`, which runs code the analysis does not read"),
+                    at,
+                );
+                Cost::Zero
+            }
+            model::Devtools::Inert => Cost::Zero,
+            model::Devtools::Unknown => self.request(
+                &format!("DevTools' `{method}`, a command whose effect the model does not know"),
+                at,
+            ),
+        }
+    }
+
     /// A string of code run in the page, analysed on its own.
     pub(super) fn nested(&mut self, code: &str, site: &CallSite) -> Cost {
         let at = site.at;
@@ -842,4 +932,25 @@ impl<'a> Walker<'a, '_> {
             }
         }
     }
+}
+
+/// The value of property `name` of the object literal `e`, written as
+/// `name: value` or `'name': value`.
+fn property_value<'e>(e: &'e Expression<'e>, name: &str) -> Option<&'e Expression<'e>> {
+    let Expression::ObjectExpression(o) = e else {
+        return None;
+    };
+    o.properties.iter().find_map(|p| match p {
+        ObjectPropertyKind::ObjectProperty(p)
+            if !p.computed || matches!(p.key, PropertyKey::StringLiteral(_)) =>
+        {
+            let key = match &p.key {
+                PropertyKey::StaticIdentifier(id) => Some(id.name.as_str()),
+                PropertyKey::StringLiteral(s) => Some(s.value.as_str()),
+                _ => None,
+            };
+            (key == Some(name)).then_some(&p.value)
+        }
+        _ => None,
+    })
 }

@@ -288,6 +288,8 @@ impl<'a> Walker<'a, '_> {
                 | Effect::GetsMember
                 | Effect::RunsInPage(_)
                 | Effect::RunsInEveryPage
+                | Effect::PollsInPage(_)
+                | Effect::Devtools(_)
                 | Effect::OpensWith(..) => {
                     let what = opaque_what(self, "a function that can start requests");
                     self.opaque(&what, at);
