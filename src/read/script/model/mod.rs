@@ -25,11 +25,37 @@
 //! of the same table that hold in the same environment (a test checks), so
 //! the order of the platforms does not matter.
 //!
-//! The policy today: a name the model does not know is page data, and
-//! counts nothing; `Def::Inert` and an unknown name are treated alike. The
-//! lookups keep the two apart so that a default-deny policy (an operation
-//! whose effect the model does not know counts as a possible request) is a
-//! change to how the walk reads `None`, not to the tables.
+//! # The policy
+//!
+//! 1. An operation whose effect the model does not know counts as a
+//!    possible request: a call on a receiver the walk cannot name whose
+//!    callback count it cannot know, a write to an unknown property of an
+//!    object that may be an element, code the walk cannot see.
+//! 2. Two possible requests, or one in a loop or in a callback called an
+//!    unknown number of times, block, with the line and column and what was
+//!    not known; code the walk cannot see blocks on its own (opaque).
+//! 3. What the model knows to load nothing counts nothing.
+//!
+//! How the walk applies it, by rule:
+//! - (1) A page's own handler called (`btn.onclick()`), an attribute in no
+//!   list (`setAttribute('source', u)`, an attribute node's value), a
+//!   DevTools command in no list, a write through a name the walk cannot
+//!   read onto what may be an element: each one possible request.
+//!   `this` is what each call gives (a page object in a callback), and a
+//!   `.then` is a promise's only where no object of the script's may own it.
+//! - (1) Opaque: `eval` and its kin, markup or CSS the walk cannot read put
+//!   in the page (a `DOMParser` document's nodes among it), attribute
+//!   nodes and commands it cannot read, code strings it cannot fold.
+//! - (3) Known to load nothing: `Def::Inert` rows, the attributes and
+//!   DevTools commands listed as inert, a style colour, text appended by
+//!   the DOM's own `append`, an inert document until its nodes are put in
+//!   the page.
+//! - Not yet: a method or property of page data whose name is in no table
+//!   (`el.getAttribute`, `rows.map`, `window.scrollBy`) counts nothing, as
+//!   `Def::Inert` does; the lookups keep the two apart (`None` against
+//!   `Some(Def::Inert)`), so counting those as possible requests is a
+//!   change to how the walk reads `None` once the inert tables cover what
+//!   ordinary scripts call.
 //!
 //! The walk names no API: where it needs a platform fact (which methods
 //! call their callbacks once, which properties load, what an attribute
