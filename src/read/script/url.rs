@@ -138,30 +138,64 @@ fn behind(parts: &[Part]) -> Named {
     }
     for p in &parts[hole..] {
         let Part::Lit(s) = p else { continue };
-        let Some(at) = s.find("//").or_else(|| s.find("\\\\")) else {
-            continue;
-        };
-        // From the scheme written before the slashes, if any, to the end of
-        // this known part.
-        let from = s[..at]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+-.:".contains(c)))
-            .map_or(0, |i| i + 1);
-        let tail = &s[from..];
-        let url = match named(&[Part::Lit(tail.to_owned())]) {
-            Named::Url(u) => u,
-            _ => match named(&[Part::Lit(format!("https:{}", &s[at..]))]) {
-                Named::Url(u) => u,
-                _ => continue,
-            },
-        };
-        return Named::Behind(url, render(parts));
+        if let Some(url) = url_inside(s) {
+            return Named::Behind(url, render(parts));
+        }
     }
     Named::Nothing
+}
+
+/// The first absolute URL that starts inside `s`: at `//` (with the scheme
+/// written before it, if any) or at a special scheme's colon
+/// (`https:other.org`).
+fn url_inside(s: &str) -> Option<String> {
+    // Most text after an unknown part (`${n} items`) has neither.
+    if !s.contains([':', '/', '\\']) {
+        return None;
+    }
+    let lower = s.to_ascii_lowercase();
+    let mut starts: Vec<usize> = Vec::new();
+    for mark in ["//", "\\\\", "/\\", "\\/"] {
+        if let Some(at) = s.find(mark) {
+            // Back over the scheme written before the slashes.
+            let from = s[..at]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+-.:".contains(c)))
+                .map_or(0, |i| i + 1);
+            starts.push(from);
+        }
+    }
+    for scheme in SPECIAL {
+        let mut from = 0;
+        while let Some(at) = lower[from..].find(scheme) {
+            let at = from + at;
+            if lower[at + scheme.len()..].starts_with(':') {
+                starts.push(at);
+            }
+            from = at + scheme.len();
+        }
+    }
+    starts.sort_unstable();
+    for from in starts {
+        let tail = &s[from..];
+        if let Named::Url(u) = named(&[Part::Lit(tail.to_owned())]) {
+            return Some(u);
+        }
+        // `://other.org` or `//other.org` after the unknown part.
+        if let Some(slashes) = tail.find(['/', '\\'])
+            && let Named::Url(u) = named(&[Part::Lit(format!("https:{}", &tail[slashes..]))])
+        {
+            return Some(u);
+        }
+    }
+    None
 }
 
 /// A scheme written alone (`'https:'`, `'wss://'`), as an array of a
 /// URL's pieces holds it before they are joined at run time.
 pub(super) fn bare_scheme(s: &str) -> bool {
+    if matches!(s, "://" | "//") {
+        return true;
+    }
     let s = s.trim_end_matches(['/', '\\']);
     s.len() <= 6
         && s.strip_suffix(':')

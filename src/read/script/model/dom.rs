@@ -117,6 +117,8 @@ pub(in crate::read::script) fn inserts_nodes(name: &str) -> bool {
                 | "adoptNode"
                 | "importNode"
                 | "insertAdjacentElement"
+                | "insertNode"
+                | "surroundContents"
                 | "html"
                 | "appendTo"
                 | "prependTo"

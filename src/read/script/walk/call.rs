@@ -194,6 +194,13 @@ impl<'a> Walker<'a, '_> {
                 (Vals::of(Value::Plain), cost)
             }
             _ => {
+                // `o.m.call(x)`: `m` may be a method of the script's.
+                if matches!(f, Value::Unknown) && model::function_member(&site.name).is_some() {
+                    let this = args
+                        .first()
+                        .map_or_else(|| site.receiver.clone(), |a| a.vals.clone());
+                    self.join_lost_this(&this);
+                }
                 if !site.new
                     && model::calls_back_once(&site.name)
                     && self.promise_like(&site.receiver)
@@ -217,6 +224,78 @@ impl<'a> Walker<'a, '_> {
                 (Vals::of(out), cost)
             }
         }
+    }
+
+    /// One argument of jQuery's insertion (`append(x)`), of values `vals`
+    /// written as `expr`: markup when a string, each element of an array
+    /// literal, what a function returns. Markup built at run time is
+    /// opaque, and so, where `strict` (`html(x)`), is anything that is not
+    /// a node or a callback.
+    pub(super) fn content(
+        &mut self,
+        vals: &Vals,
+        expr: Option<&'a Expression<'a>>,
+        label: &str,
+        strict: bool,
+        at: u32,
+    ) -> Cost {
+        let markup = vals
+            .iter()
+            .any(|v| matches!(v, Value::Str(s) if s.contains('<')));
+        if vals.all_strings() {
+            return if markup {
+                self.markup(vals, label, at)
+            } else {
+                Cost::Zero
+            };
+        }
+        if let Some(Expression::ArrayExpression(array)) = expr {
+            let mut cost = Cost::Zero;
+            for el in &array.elements {
+                if let Some(e) = el.as_expression() {
+                    let v = self.text_of(e);
+                    cost = cost.then(self.content(&v, Some(e), label, strict, at));
+                }
+            }
+            return cost;
+        }
+        let mut cost = Cost::Zero;
+        let mut unread = false;
+        for v in vals.iter() {
+            match v {
+                Value::Func(id) => {
+                    let returns = self
+                        .summary(*id)
+                        .map(|s| s.returns.clone())
+                        .unwrap_or_default();
+                    if returns.all_strings() {
+                        cost = cost.or(self.markup(&returns, label, at));
+                    } else if strict && returns.iter().next().is_some() {
+                        unread = true;
+                    }
+                }
+                Value::Unknown | Value::Str(_) | Value::Any | Value::Dyn => unread |= strict,
+                _ => {}
+            }
+        }
+        let built = expr.is_some_and(|e| {
+            let mut parts = Vec::new();
+            self.shape(e, &mut parts);
+            parts
+                .iter()
+                .any(|p| matches!(p, Part::Lit(s) if s.contains('<')))
+        });
+        if markup || built || unread {
+            self.opaque(&format!("{label} with markup the analysis cannot read"), at);
+        }
+        cost
+    }
+
+    /// The text of `e` as far as it is known, without walking it.
+    pub(super) fn text_of(&self, e: &'a Expression<'a>) -> Vals {
+        let mut parts = Vec::new();
+        self.shape(e, &mut parts);
+        string_value(&parts)
     }
 
     /// Text added to a created script (`append`, `insertAdjacentText`) is
@@ -601,32 +680,17 @@ impl<'a> Walker<'a, '_> {
                 self.inserted_nodes(args, site);
                 let mut cost = self.escape_args(args, site);
                 for a in args {
-                    let markup = a
-                        .vals
-                        .iter()
-                        .any(|v| matches!(v, Value::Str(s) if s.contains('<')));
-                    if a.vals.all_strings() {
-                        if markup {
-                            cost = cost.then(self.markup(&a.vals, label, at));
+                    // `$('<img>', { src: u, html: '…' })`: the new element's
+                    // properties and content.
+                    if let Some(e @ Expression::ObjectExpression(_)) = a.expr {
+                        cost = cost.then(self.copied_keys(&unknown(), a, label, at));
+                        if let Some(html) = property_value(e, "html") {
+                            let v = self.text_of(html);
+                            cost = cost.then(self.content(&v, Some(html), label, true, at));
                         }
                         continue;
                     }
-                    // Markup built at run time, or (for `html`) anything
-                    // that is not a node or a callback.
-                    let built = a.expr.is_some_and(|e| {
-                        let mut parts = Vec::new();
-                        self.shape(e, &mut parts);
-                        parts
-                            .iter()
-                            .any(|p| matches!(p, Part::Lit(s) if s.contains('<')))
-                    });
-                    let unread = strict
-                        && a.vals.iter().any(|v| {
-                            matches!(v, Value::Unknown | Value::Str(_) | Value::Any | Value::Dyn)
-                        });
-                    if markup || built || unread {
-                        self.opaque(&format!("{label} with markup the analysis cannot read"), at);
-                    }
+                    cost = cost.then(self.content(&a.vals, a.expr, label, strict, at));
                 }
                 (unknown(), cost)
             }

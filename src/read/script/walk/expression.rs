@@ -261,6 +261,14 @@ impl<'a> Walker<'a, '_> {
             }
             model::Builder::Join => {
                 let Expression::ArrayExpression(array) = &m.object else {
+                    // `pieces.join('://')`: a URL joined at run time.
+                    if let Some(Argument::StringLiteral(s)) = c.arguments.first()
+                        && url::bare_scheme(s.value.as_str())
+                    {
+                        let what = format!("pieces joined with `{}`", s.value);
+                        let found = self.found(&what, s.span.start);
+                        self.unknown_hosts.insert((s.span.start, what), found);
+                    }
                     return None;
                 };
                 let mut sep = Vec::new();
@@ -364,9 +372,14 @@ impl<'a> Walker<'a, '_> {
                 },
                 _ => one(Value::Attr(String::new())),
             },
-            (Value::Obj(o), Key::Name(n, _)) => one(model::member(*o, n, env)
-                .or_else(|| model::by_name(n, env))
-                .map_or(Value::Unknown, Value::from)),
+            (Value::Obj(o), Key::Name(n, _)) => {
+                match model::member(*o, n, env).or_else(|| model::by_name(n, env)) {
+                    Some(def) => one(Value::from(def)),
+                    // `document.onclick`: the page's handler.
+                    None if model::is_page_handler(n) => page_handler(),
+                    None => Vals::unknown(),
+                }
+            }
             (Value::Obj(o), Key::Unreadable) => {
                 if model::reaches_requests(*o) {
                     self.opaque(
@@ -379,9 +392,7 @@ impl<'a> Walker<'a, '_> {
             }
             // The page's own handler (`btn.onclick`), which calling runs.
             (Value::Unknown | Value::Dyn, Key::Name(n, _)) if model::is_page_handler(n) => {
-                let mut out = Vals::unknown();
-                out.add(Value::Sink(model::PAGE_HANDLER));
-                out
+                page_handler()
             }
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Name(n, _)) => {
                 one(model::by_name(n, env).map_or(Value::Unknown, Value::from))
@@ -441,7 +452,7 @@ impl<'a> Walker<'a, '_> {
                     // A method's `this` is its object, as the script made it.
                     let method = match &p.value {
                         Expression::FunctionExpression(f) => {
-                            self.join_this(f.span.start, &Vals::of(Value::Plain));
+                            self.method(f.span.start, &Vals::of(Value::Plain));
                             true
                         }
                         _ => false,
@@ -568,4 +579,12 @@ pub(super) fn has_text(e: &Expression<'_>) -> bool {
         Expression::BinaryExpression(b) => b.operator == BinaryOperator::Addition,
         _ => false,
     }
+}
+
+/// A handler of the page's (`btn.onclick`): page data, and a call of the
+/// page's code.
+pub(super) fn page_handler() -> Vals {
+    let mut out = Vals::unknown();
+    out.add(Value::Sink(model::PAGE_HANDLER));
+    out
 }

@@ -305,6 +305,13 @@ pub(super) struct Walker<'a, 'p> {
     /// of its calls, the global object for a plain call, what `.call` or
     /// `.bind` gave, a page object for code the analysis does not see.
     this_of: OffsetMap<Vals>,
+    /// The script's object and class methods: reached through their
+    /// object, which the walk does not follow, `o.m.call(x)` gives them a
+    /// `this` of the caller's choosing, so each also holds `lost_this`.
+    methods: HashSet<u32, FxBuildHasher>,
+    /// What `.call`, `.apply` or `.bind` of a function the walk lost track
+    /// of was given as `this`.
+    lost_this: Vals,
     /// The script gives some object a `then`, `catch` or `finally` of its
     /// own, so a `.then` is not known to be a promise's.
     own_then: bool,
@@ -351,6 +358,8 @@ impl<'a, 'p> Walker<'a, 'p> {
             summaries: OffsetMap::default(),
             nodes: OffsetMap::default(),
             this_of: OffsetMap::default(),
+            methods: HashSet::default(),
+            lost_this: Vals::none(),
             own_then: false,
             unread_document: false,
             method_this: false,

@@ -6,6 +6,10 @@ use std::collections::hash_map::Entry;
 
 use super::*;
 
+/// The key under which reads of [`Walker::lost_this`] are noted: no
+/// function starts at the largest offset.
+const LOST_THIS: u32 = u32::MAX;
+
 impl<'a> Walker<'a, '_> {
     pub(super) fn open_scope(&mut self, function: bool) {
         self.opened += 1;
@@ -108,7 +112,27 @@ impl<'a> Walker<'a, '_> {
             return Vals::of(Value::Global);
         };
         self.reads.note(Kept::This, ctx.id);
-        self.this_of.get(&ctx.id).cloned().unwrap_or_default()
+        let mut this = self.this_of.get(&ctx.id).cloned().unwrap_or_default();
+        if self.methods.contains(&ctx.id) {
+            self.reads.note(Kept::This, LOST_THIS);
+            this.join(&self.lost_this);
+        }
+        this
+    }
+
+    /// The script's method `id`, whose `this` is its object.
+    pub(super) fn method(&mut self, id: u32, this: &Vals) {
+        self.methods.insert(id);
+        self.join_this(id, this);
+    }
+
+    /// `.call(x)`, `.apply(x)` or `.bind(x)` of a function the walk lost
+    /// track of: it may be a method of the script's.
+    pub(super) fn join_lost_this(&mut self, vals: &Vals) {
+        if self.lost_this.join(vals) {
+            self.changed = true;
+            self.stale |= self.reads.seen(Kept::This, LOST_THIS);
+        }
     }
 
     /// The script gives an object a member of this name: a `then` of its
@@ -192,10 +216,10 @@ impl<'a> Walker<'a, '_> {
         }
         if out.iter().next().is_none() {
             // The page's own globals, among them its handlers (`onload`).
-            out.add(Value::Unknown);
             if model::is_page_handler(name) {
-                out.add(Value::Sink(model::PAGE_HANDLER));
+                return expression::page_handler();
             }
+            out.add(Value::Unknown);
         }
         out
     }

@@ -242,7 +242,7 @@ impl<'a> Walker<'a, '_> {
                     if let Key::Name(n, _) = &key {
                         self.note_member_name(n);
                     }
-                    self.join_this(m.value.span.start, &instance);
+                    self.method(m.value.span.start, &instance);
                     let f = self.define(FnNode::Function(&m.value));
                     let how = How::at(
                         "runs in a class method ({at}), whose calls the analysis does not follow",
