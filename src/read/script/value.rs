@@ -225,3 +225,7 @@ impl Vals {
         !vs.is_empty() && vs.iter().all(|v| matches!(v, Value::Str(_)))
     }
 }
+
+// A value is cloned on every read of a variable: keep it at most the size of
+// a string and its tag.
+const _: () = assert!(std::mem::size_of::<Value>() <= 32);

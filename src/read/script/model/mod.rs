@@ -201,10 +201,9 @@ pub(super) enum Effect {
     /// The sink once per argument, each a URL of code (`importScripts`);
     /// the last word names what is loaded.
     LoadsEachArgument(&'static Sink, &'static str),
-    /// The sink once per element of the list in argument `.2`
-    /// (`cache.addAll(urls)`, `backgroundFetch.fetch(id, urls)`); a string
-    /// there is one.
-    LoadsEachListed(&'static Sink, &'static str, usize),
+    /// The sink once per element of a list argument (`cache.addAll(urls)`,
+    /// `backgroundFetch.fetch(id, urls)`); a string there is one.
+    LoadsEachListed(&'static Listed),
     /// Inserts each argument, named `.0`: markup when it is a string
     /// (jQuery's `append`, `$(…)`), a node otherwise; with `.1`, a value
     /// the analysis cannot read is markup too (`html(x)`).
@@ -247,6 +246,18 @@ pub(super) enum Effect {
     Commands(&'static Commands),
     /// Starts nothing: a promise's `resolve` and `reject`.
     Nothing,
+}
+
+/// A list of requests in one argument, behind a reference to keep
+/// [`Effect`] small.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Listed {
+    /// What starts them.
+    pub(super) sink: &'static Sink,
+    /// What they are, in messages: "URLs".
+    pub(super) things: &'static str,
+    /// The argument that lists them.
+    pub(super) at: usize,
 }
 
 /// Commands run by name (`execCommand('insertHTML', _, html)`), behind a

@@ -29,7 +29,7 @@ pub(super) const PLATFORM: Platform = Platform {
         (Obj::Caches, Row(&["open"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Caches)))),
         (Obj::Xhr, Row(&["send"], ANYWHERE, Def::Sink(sink!("`XMLHttpRequest.send`")))),
         // `fetch(id, requests, options)`: one download of many requests.
-        (Obj::BackgroundFetch, Row(&["fetch"], ANYWHERE, Def::Effect(Effect::LoadsEachListed(sink!("`backgroundFetch.fetch`"), "requests", 1)))),
+        (Obj::BackgroundFetch, Row(&["fetch"], ANYWHERE, Def::Effect(Effect::LoadsEachListed(&Listed { sink: sink!("`backgroundFetch.fetch`"), things: "requests", at: 1 })))),
     ],
     any: &[
         Row(&["navigator"], ANYWHERE, Def::Obj(Obj::Navigator)),
@@ -40,7 +40,7 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["send"], PAGE, Def::Sink(SEND)),
         Row(&["importScripts"], ANYWHERE, Def::Effect(IMPORT_SCRIPTS)),
         Row(&["addModule"], ANYWHERE, Def::Sink(sink!("worklet `addModule`", loads Always))),
-        Row(&["addAll"], ANYWHERE, Def::Effect(Effect::LoadsEachListed(sink!("`cache.addAll`"), "URLs", 0))),
+        Row(&["addAll"], ANYWHERE, Def::Effect(Effect::LoadsEachListed(&Listed { sink: sink!("`cache.addAll`"), things: "URLs", at: 0 }))),
         Row(&["backgroundFetch"], ANYWHERE, Def::Obj(Obj::BackgroundFetch)),
     ],
 };

@@ -301,11 +301,11 @@ impl<'a> Walker<'a, '_> {
     /// Text added to a created script (`append`, `insertAdjacentText`) is
     /// its code.
     pub(super) fn text_of_created_script(&mut self, site: &CallSite) {
-        if model::inserts_children(&site.name)
-            && site
-                .receiver
-                .iter()
-                .any(|v| matches!(v, Value::Element(t) if model::text_is_code(t)))
+        if site
+            .receiver
+            .iter()
+            .any(|v| matches!(v, Value::Element(t) if model::text_is_code(t)))
+            && model::inserts_children(&site.name)
         {
             self.opaque("code added to a created script", site.at);
         }
@@ -316,15 +316,21 @@ impl<'a> Walker<'a, '_> {
     /// loading what it names, and so, once the script has parsed such a
     /// document, may any node it cannot name.
     pub(super) fn inserted_nodes(&mut self, args: &[Arg<'a>], site: &CallSite) {
-        if !model::inserts_nodes(&site.name) {
+        // The cheap test first: most calls hand over nothing of the kind.
+        let (mut parsed, mut unnamed) = (false, false);
+        for a in args {
+            for v in a.vals.iter() {
+                match v {
+                    Value::Parsed(u) => parsed |= *u,
+                    Value::Unknown | Value::Any | Value::Dyn => unnamed = true,
+                    _ => {}
+                }
+            }
+        }
+        if !(parsed || unnamed) || !model::inserts_nodes(&site.name) {
             return;
         }
-        let unread = self.unread_document();
-        let inert = args.iter().flat_map(|a| a.vals.iter()).any(|v| match v {
-            Value::Parsed(u) => *u,
-            Value::Unknown | Value::Any | Value::Dyn => unread,
-            _ => false,
-        });
+        let inert = parsed || self.unread_document();
         if inert {
             self.opaque(
                 &format!(
@@ -535,7 +541,11 @@ impl<'a> Walker<'a, '_> {
                 );
                 (unknown(), cost)
             }
-            Effect::LoadsEachListed(sink, things, index) => {
+            Effect::LoadsEachListed(&model::Listed {
+                sink,
+                things,
+                at: index,
+            }) => {
                 let listed = args.get(index);
                 let n = match listed.and_then(|a| a.expr) {
                     Some(Expression::ArrayExpression(a))

@@ -177,12 +177,14 @@ impl<'a> Walker<'a, '_> {
             };
             cost = cost.then(self.bind(&p.pattern, &vals, false));
         }
-        let this = if site.new {
-            Vals::of(Value::Plain)
-        } else {
-            site.receiver.clone()
-        };
-        self.join_this(id, &this);
+        if !matches!(node, FnNode::Arrow(_)) {
+            let this = if site.new {
+                Vals::of(Value::Plain)
+            } else {
+                site.receiver.clone()
+            };
+            self.join_this(id, &this);
+        }
         self.settle(id);
         let uses_arguments = self.summary(id).is_some_and(|s| s.uses_arguments);
         // Arguments the parameters do not name can still be reached, through
@@ -250,12 +252,15 @@ impl<'a> Walker<'a, '_> {
                 // Code the analysis does not see may call it with anything,
                 // and with a page object as `this` (jQuery's `each` gives
                 // each element), unless it is an object's method.
+                let mut arrow = false;
                 if let Some(node) = self.node(*id) {
                     for p in &node.params().items {
                         self.bind(&p.pattern, &Vals::unknown(), false);
                     }
+                    arrow = matches!(node, FnNode::Arrow(_));
                 }
-                if !self.method_this {
+                // An arrow's `this` is its definer's.
+                if !self.method_this && !arrow {
                     self.join_this(*id, &Vals::unknown());
                 }
                 self.settle(*id);
@@ -270,7 +275,8 @@ impl<'a> Walker<'a, '_> {
                 Cost::Zero
             }
             Value::Effect(e) => match e {
-                Effect::LoadsEachArgument(sink, _) | Effect::LoadsEachListed(sink, ..) => {
+                Effect::LoadsEachArgument(sink, _)
+                | Effect::LoadsEachListed(model::Listed { sink, .. }) => {
                     self.request(sink.label, at).repeated(|| how.render(self))
                 }
                 Effect::Timer(label)
