@@ -308,6 +308,39 @@ fn thirty_second_clients_queued_on_a_ten_second_interval_are_answered_before_the
 }
 
 #[test]
+fn codex_shell_calls_as_captured_are_paced_and_blocked() {
+    // Codex 0.171.0's shell tool (`exec_command`) as its hook sees it, from
+    // a run of the end-to-end suite: `Bash` with `command`, and a Post whose
+    // `tool_response` is the command's output.
+    let gate = Gate::new("interval = \"300ms\"\nin_flight_hold = \"60s\"\n");
+    let pre = fixture("codex-0.171.0-pre-bash-curl");
+    assert_goes_on("codex", &hook(&gate, "codex", &pre));
+    assert_goes_on(
+        "codex",
+        &hook(&gate, "codex", &fixture("codex-0.171.0-post-bash-curl")),
+    );
+    let again = with_id(pre, "toolu_e2e_cxb_07_0");
+    assert_goes_on("codex", &hook(&gate, "codex", &again));
+    let (admits, finishes) = (gate.events("admit"), gate.events("finish"));
+    assert_eq!(admits.len(), 2, "{:#?}", gate.log());
+    assert_eq!(admits[1]["sites"], json!(["example.com"]));
+    assert_eq!(finishes.len(), 1, "the Post ended the call");
+    assert!(
+        ts(&admits[1]) >= ts(&finishes[0]) + 300,
+        "{:#?}",
+        gate.log()
+    );
+    let reason = assert_refused(
+        "codex",
+        &hook(&gate, "codex", &fixture("codex-0.171.0-pre-bash-two-urls")),
+    );
+    assert!(
+        reason.starts_with("pace-hook blocked `Bash`: the command can make more than one request"),
+        "{reason}"
+    );
+}
+
+#[test]
 fn without_a_flag_the_fields_tell_the_client() {
     // Cline's own shape, run by a bare `pace-hook`: still its form.
     let gate = Gate::new("");
