@@ -36,7 +36,7 @@ import cli
 import model
 
 # What the hook command matches: MCP tools and the shell tool (as `Bash`).
-MATCHER = "mcp__.*|Bash"
+MATCHER = "mcp__.*|^Bash$"
 HOOK_EVENTS = ("PreToolUse", "PostToolUse")
 # How Codex 0.171.0 hands the model a hook's block, before the hook's
 # stderr: an MCP tool's, and the shell tool's.
