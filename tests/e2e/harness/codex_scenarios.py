@@ -6,6 +6,8 @@ A plan whose `client` is "codex" runs `codex exec` against the Responses
 API mock; the checks are main.py's, plus a scenario's `extra` checks.
 """
 
+import re
+
 from model import say, use
 from scenarios import SHOP, TWO_FETCHES, Call, CliPlan, Scenario, navigations, pw
 
@@ -31,7 +33,7 @@ def codex_and_claude():
     plans = [codex("cx1", ["playwright"], navigations("cx1", "pw")),
              codex("cx2", ["playwright"], navigations("cx2", "pw")),
              CliPlan("cc", ["playwright"], navigations("cc", "pw"))]
-    return Scenario(
+    sc = Scenario(
         "codex-and-claude",
         "two Codex CLI sessions and one Claude Code session started together, each with its own Playwright "
         "browser, on one site",
@@ -39,6 +41,8 @@ def codex_and_claude():
         arrive=[("shop.example.com", "/%s%d" % (p.name, i)) for p in plans for i in (1, 2, 3)],
         paced=[Call(p.name, i) for p in plans for i in (0, 1, 2)],
     )
+    sc.extra = [notes_reached_the_model({"cx1", "cx2"})]
+    return sc
 
 
 def codex_block_and_finish():
@@ -64,8 +68,33 @@ def codex_block_and_finish():
         skipped=[Call(c, 1)],
         paced=[Call(c, 0), Call(c, 4), Call(c, 5), Call(c, 6)],
     )
-    sc.extra = [lambda ck, records, log, hooked, interval: from_the_finish(ck, records, log, hooked, interval, Call(c, 5))]
+    sc.extra = [notes_reached_the_model({c}),
+                lambda ck, records, log, hooked, interval, models: from_the_finish(ck, records, log, hooked, interval, Call(c, 5))]
     return sc
+
+
+def notes_reached_the_model(codex_clis):
+    """A Codex call pace-hook made wait is answered with exit 0 and a JSON
+    note (`hookSpecificOutput.additionalContext`); Codex fails a hook whose
+    answer its schema or parser refuses, and then says nothing to the model.
+    So each note must reach the model, in the request after the call."""
+    def check(ck, records, log, hooked, interval, models):
+        if hooked:
+            notes_told(ck, log, models, codex_clis)
+
+    return check
+
+
+def notes_told(ck, log, models, codex_clis):
+    waited = []
+    for e in log:
+        m = re.search(r"toolu_e2e_([a-z0-9]+)_(\d\d)_\d$", e.get("call", ""))
+        if e["event"] == "admit" and e.get("waited_ms", 0) >= 1000 and m and m.group(1) in codex_clis:
+            waited.append((m.group(1), int(m.group(2)), e["tool"]))
+    told = {(name, t["turn"]): " ".join(t["texts"]) for name, mo in models.items() for t in mo.told}
+    missing = [w for w in waited if "pace-hook paced this call: `%s` waited" % w[2].split("__")[-1] not in told.get((w[0], w[1] + 1), "")]
+    ck.check(waited and not missing, "Codex took pace-hook's note on each of the %d Codex calls that waited and told the model "
+             "(missing: %s)" % (len(waited), missing))
 
 
 def from_the_finish(ck, records, log, hooked, interval, call):

@@ -204,7 +204,7 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
             ck.check(bool(reached), "baseline: the calls pace-hook blocks reached the website %s" % sorted({r["path"] for r in reached}))
         ck.check(not log, "baseline: no gate log (no hook ran)")
     for extra in getattr(sc, "extra", []):
-        extra(ck, records, log, hooked, INTERVAL)
+        extra(ck, records, log, hooked, INTERVAL, {name: m for name, (m, _) in models.items()})
     return ck
 
 
