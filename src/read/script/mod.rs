@@ -28,7 +28,12 @@
 //!   model (a callback, an event handler, a timer, `queueMicrotask`, an
 //!   object's method or getter, a class member) may be called any number of
 //!   times; `.then`/`.catch`/`.finally`, the `new Promise` executor,
-//!   `Reflect.apply` and `.call`/`.apply` call it once.
+//!   `Reflect.apply` and `.call`/`.apply` call it once (a `.then` only on
+//!   what may be a promise: not on an object of the script's, nor once the
+//!   script gives any object a `then` of its own). `this` in a function is
+//!   what its calls give: the receiver, the global object for a plain call,
+//!   what `.call`/`.apply`/`.bind` give, a page object for code the
+//!   analysis does not see.
 //! - On an object it cannot name (page data, a parameter, an element) a
 //!   method or property with a request's name counts (`send`, `click`,
 //!   `submit`, `load`, `back`, `sendBeacon`; `src`, `href`, `action`, `data`,
@@ -47,7 +52,8 @@
 //!   its keys or log it is fine).
 //! - Markup counts one load per loading tag, CSS one per `url(` and
 //!   `@import`; `DOMParser` documents are inert, so only literal markup
-//!   parsed there (which is parsed to be inserted) counts.
+//!   parsed there (which is parsed to be inserted) counts, and their nodes
+//!   put in the page, when their markup is not known, are opaque.
 //! - A string of code passed to Playwright's `evaluate` is analysed as page
 //!   code; Node's module loaders (`require`, `import('node:…')`, `process`)
 //!   are opaque on the Playwright server.
