@@ -252,7 +252,10 @@ pub(in crate::read::script) enum Attribute {
 }
 
 /// Attributes known to load nothing, whatever their value (besides
-/// `data-*` and `aria-*`).
+/// `data-*` and `aria-*`). Not among them: those whose change makes an
+/// image or a picture's source choose and fetch again (`loading`,
+/// `crossorigin`, `referrerpolicy`, `sizes`, `media`), which count as
+/// possible requests.
 const INERT_ATTRIBUTES: &[&str] = &[
     "class",
     "id",
@@ -317,18 +320,13 @@ const INERT_ATTRIBUTES: &[&str] = &[
     "cellpadding",
     "cellspacing",
     "nowrap",
-    "loading",
     "decoding",
-    "referrerpolicy",
-    "crossorigin",
     // Loading depends on them only with a URL, which is counted where it is set.
     "rel",
     "type",
     "method",
     "enctype",
     "accept",
-    "media",
-    "sizes",
     "async",
     "defer",
     "charset",
