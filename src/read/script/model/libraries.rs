@@ -29,3 +29,9 @@ const AXIOS: &Sink = sink!("`axios`");
 pub(super) fn called(obj: Obj) -> Option<&'static Sink> {
     (obj == Obj::Axios).then_some(AXIOS)
 }
+
+/// jQuery wraps what it is given, the global object too (`$(window)`,
+/// `$(this)` in a callback): its methods are then judged by name.
+pub(super) fn wraps(name: &str) -> bool {
+    matches!(name, "$" | "jQuery")
+}

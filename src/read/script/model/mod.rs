@@ -136,6 +136,18 @@ pub(super) enum Obj {
     Page,
     BrowserContext,
     ApiRequest,
+    /// An element's `style` or a computed style: CSS, whose `url(…)`s are
+    /// counted where they are written.
+    Style,
+    /// What `getBoundingClientRect` gives: numbers (its `top` is no window).
+    Rect,
+    /// A `new FontFace(family, source)`, whose source's `url(…)`s are
+    /// counted where it is made: its `load` is that request.
+    FontFace,
+    /// A text node: its `data` is text, not an `<object>`'s URL.
+    Text,
+    /// A `TreeWalker` or `NodeIterator` that shows text nodes only.
+    TextWalker,
 }
 
 /// Known functions whose effect depends on their arguments; the walk
@@ -194,6 +206,20 @@ pub(super) enum Effect {
     Commands(&'static Commands),
     /// Starts nothing: a promise's `resolve` and `reject`.
     Nothing,
+    /// The descriptor of property argument 1 of argument 0
+    /// (`Object.getOwnPropertyDescriptor`): page data when the property's
+    /// accessors are known to load nothing ([`inert_accessor`]), else code
+    /// the analysis cannot see, so named (a `src` setter loads).
+    DescribesProperty(&'static str),
+    /// Calls argument 0 any number of times, its first argument argument 1
+    /// or what the last call returned (`reduce`'s accumulator).
+    Accumulates,
+    /// The CSS at argument `.0` loads its `url(…)`s; gives `.1` (`new
+    /// FontFace(family, source)`).
+    CssThen(usize, Obj),
+    /// A walker over nodes (`createTreeWalker(root, whatToShow)`): `.0` when
+    /// argument 1 shows text only ([`text_only_filter`]), else page data.
+    WalksNodes(Obj),
 }
 
 /// Commands run by name (`execCommand('insertHTML', _, html)`), behind a
@@ -399,6 +425,11 @@ pub(super) fn first_argument(env: Env) -> Option<Def> {
     playwright::first_argument(env)
 }
 
+/// Member `name` of an object made by a literal.
+pub(super) fn plain_member(name: &str) -> Option<Def> {
+    language::plain_member(name)
+}
+
 /// How the model reads a known object's name.
 pub(super) fn obj_name(obj: Obj) -> &'static str {
     match obj {
@@ -419,6 +450,11 @@ pub(super) fn obj_name(obj: Obj) -> &'static str {
         Obj::Page => "`page`",
         Obj::BrowserContext => "a browser context",
         Obj::ApiRequest => "`request`",
+        Obj::Style => "a style",
+        Obj::Rect => "a rectangle",
+        Obj::FontFace => "a `FontFace`",
+        Obj::Text => "a text node",
+        Obj::TextWalker => "a walker over text nodes",
     }
 }
 
@@ -443,7 +479,10 @@ pub(super) fn unsafe_to_hand_over(obj: Obj) -> bool {
 /// Objects that can reach a request: a computed member of one with a key the
 /// analysis cannot read is opaque.
 pub(super) fn reaches_requests(obj: Obj) -> bool {
-    !matches!(obj, Obj::Promise | Obj::Object | Obj::Url)
+    !matches!(
+        obj,
+        Obj::Promise | Obj::Object | Obj::Url | Obj::Style | Obj::Rect | Obj::Text
+    )
 }
 
 /// The sink that calling the object itself starts (`axios(config)`; its
@@ -467,7 +506,7 @@ pub(super) fn calls_back_once(name: &str) -> bool {
 /// Functions to which the global object may be passed safely: they only
 /// read its keys or print it.
 pub(super) fn reads_only(name: &str) -> bool {
-    language::reads_only(name) || dom::reads_only(name)
+    language::reads_only(name) || dom::reads_only(name) || libraries::wraps(name)
 }
 
 /// An object literal's key under which the global object is handed over
@@ -477,8 +516,9 @@ pub(super) fn window_key(name: &str) -> bool {
 }
 
 pub(super) use dom::{
-    Assigned, Attribute, assigned_element, attribute, inserts_children, inserts_markup,
-    is_event_handler, is_frame_index, loads_document, text_is_code, url_assigned,
+    Assigned, Attribute, assigned_element, assigned_member, attribute, inert_accessor,
+    inserts_children, inserts_markup, is_event_handler, is_frame_index, loads_document,
+    text_is_code, text_only_filter, url_assigned,
 };
 pub(super) use language::{FnMember, UNDEFINED, function_member, is_callee, is_constructor};
 pub(super) use navigation::{assigned_global, assigned_obj};

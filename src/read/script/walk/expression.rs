@@ -296,6 +296,9 @@ impl<'a> Walker<'a, '_> {
             }
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Unreadable) => one(Value::Dyn),
             (Value::Any, _) => one(Value::Any),
+            (Value::Plain, Key::Name(n, _)) => {
+                one(model::plain_member(n).map_or(Value::Unknown, Value::from))
+            }
             (Value::Plain | Value::Str(_), _) => Vals::unknown(),
             (
                 Value::Sink(_)
