@@ -39,7 +39,7 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["click"], ANYWHERE, Def::Sink(sink!("`click`"))),
         Row(&["submit"], ANYWHERE, Def::Sink(sink!("`submit`"))),
         Row(&["requestSubmit"], ANYWHERE, Def::Sink(sink!("`requestSubmit`"))),
-        Row(&["dispatchEvent"], ANYWHERE, Def::Sink(sink!("`dispatchEvent`"))),
+        Row(&["dispatchEvent"], ANYWHERE, Def::Effect(Effect::Dispatches(sink!("`dispatchEvent`")))),
         Row(&["load"], ANYWHERE, Def::Sink(sink!("`load`"))),
         Row(&["insertAdjacentHTML"], ANYWHERE, Def::Effect(Effect::Markup("`insertAdjacentHTML`", 1))),
         Row(&["setHTMLUnsafe"], ANYWHERE, Def::Effect(Effect::Markup("`setHTMLUnsafe`", 0))),
@@ -262,4 +262,37 @@ pub(in crate::read::script) fn inert_accessor(name: &str) -> bool {
 /// `createTreeWalker`'s `whatToShow`: `NodeFilter.SHOW_TEXT`, or its value.
 pub(in crate::read::script) fn text_only_filter(member: Option<&str>, number: Option<f64>) -> bool {
     member == Some("SHOW_TEXT") || number == Some(4.0)
+}
+
+/// Events whose dispatch by a script has no default action that loads
+/// anything, by constructor and type: a script's event is untrusted, and
+/// only a click (a `MouseEvent` or `PointerEvent` of type `click`)
+/// activates a link or a submit button. What the page's own listeners do
+/// with them is the page's code, as with any change the script makes.
+const INERT_EVENTS: &[&str] = &[
+    "Event",
+    "InputEvent",
+    "FocusEvent",
+    "KeyboardEvent",
+    "CustomEvent",
+    "UIEvent",
+];
+const INERT_EVENT_TYPES: &[&str] = &[
+    "input",
+    "change",
+    "beforeinput",
+    "focus",
+    "blur",
+    "focusin",
+    "focusout",
+    "keydown",
+    "keyup",
+    "keypress",
+    "compositionstart",
+    "compositionend",
+];
+
+/// Whether dispatching `new <constructor>('<kind>', …)` loads nothing.
+pub(in crate::read::script) fn inert_event(constructor: &str, kind: &str) -> bool {
+    INERT_EVENTS.contains(&constructor) && INERT_EVENT_TYPES.contains(&kind)
 }

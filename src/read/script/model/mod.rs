@@ -206,6 +206,10 @@ pub(super) enum Effect {
     Commands(&'static Commands),
     /// Starts nothing: a promise's `resolve` and `reject`.
     Nothing,
+    /// Dispatches the event at argument 0: the sink, unless the event is
+    /// made there as one whose default action loads nothing
+    /// ([`inert_event`]: `new Event('input')`).
+    Dispatches(&'static Sink),
     /// The descriptor of property argument 1 of argument 0
     /// (`Object.getOwnPropertyDescriptor`): page data when the property's
     /// accessors are known to load nothing ([`inert_accessor`]), else code
@@ -516,7 +520,7 @@ pub(super) fn window_key(name: &str) -> bool {
 }
 
 pub(super) use dom::{
-    Assigned, Attribute, assigned_element, assigned_member, attribute, inert_accessor,
+    Assigned, Attribute, assigned_element, assigned_member, attribute, inert_accessor, inert_event,
     inserts_children, inserts_markup, is_event_handler, is_frame_index, loads_document,
     text_is_code, text_only_filter, url_assigned,
 };

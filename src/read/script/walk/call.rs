@@ -449,6 +449,24 @@ impl<'a> Walker<'a, '_> {
             }
             Effect::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
             Effect::Nothing => (unknown(), Cost::Zero),
+            Effect::Dispatches(sink) => {
+                let inert = match args.first().and_then(|a| a.expr) {
+                    Some(Expression::NewExpression(n)) => match (&n.callee, n.arguments.first()) {
+                        (Expression::Identifier(c), Some(Argument::StringLiteral(kind))) => {
+                            self.lookup(c.name.as_str()).is_none()
+                                && model::inert_event(c.name.as_str(), kind.value.as_str())
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                };
+                let cost = if inert {
+                    Cost::Zero
+                } else {
+                    self.request(sink.label, at)
+                };
+                (unknown(), cost)
+            }
             Effect::DescribesProperty(what) => {
                 let of_global = args
                     .first()

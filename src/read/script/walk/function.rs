@@ -285,7 +285,9 @@ impl<'a> Walker<'a, '_> {
                 Cost::Zero
             }
             Value::Effect(e) => match e {
-                Effect::LoadsEachArgument(sink, _) | Effect::LoadsEachListed(sink, _) => {
+                Effect::LoadsEachArgument(sink, _)
+                | Effect::LoadsEachListed(sink, _)
+                | Effect::Dispatches(sink) => {
                     self.request(sink.label, at).repeated(|| how.render(self))
                 }
                 Effect::Timer(label)
