@@ -29,6 +29,7 @@ pub(super) const PLATFORM: Platform = Platform {
         (Obj::TextWalker, Row(&["nextNode", "previousNode", "firstChild", "lastChild", "nextSibling", "previousSibling", "parentNode"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Text)))),
         // Numbers: a rectangle's or a style's `top` is no window.
         (Obj::Rect, Row(&["top"], ANYWHERE, Def::Inert)),
+        (Obj::Rects, Row(&["item"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rect)))),
         (Obj::Style, Row(&["top"], ANYWHERE, Def::Inert)),
         // The request of its source, counted where the face was made.
         (Obj::FontFace, Row(&["load"], ANYWHERE, Def::Inert)),
@@ -52,6 +53,7 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["parseFromString"], ANYWHERE, Def::Effect(Effect::ParsesMarkup("`parseFromString`"))),
         Row(&["style"], ANYWHERE, Def::Obj(Obj::Style)),
         Row(&["getBoundingClientRect"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rect))),
+        Row(&["getClientRects"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rects))),
     ],
 };
 
@@ -295,4 +297,9 @@ const INERT_EVENT_TYPES: &[&str] = &[
 /// Whether dispatching `new <constructor>('<kind>', …)` loads nothing.
 pub(in crate::read::script) fn inert_event(constructor: &str, kind: &str) -> bool {
     INERT_EVENTS.contains(&constructor) && INERT_EVENT_TYPES.contains(&kind)
+}
+
+/// A list of rectangles holds rectangles (`getClientRects()[0]`).
+pub(super) fn item_of(obj: Obj) -> Option<Obj> {
+    (obj == Obj::Rects).then_some(Obj::Rect)
 }

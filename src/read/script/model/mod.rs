@@ -148,6 +148,8 @@ pub(super) enum Obj {
     Text,
     /// A `TreeWalker` or `NodeIterator` that shows text nodes only.
     TextWalker,
+    /// What `getClientRects` gives: a list of rectangles.
+    Rects,
 }
 
 /// Known functions whose effect depends on their arguments; the walk
@@ -459,6 +461,7 @@ pub(super) fn obj_name(obj: Obj) -> &'static str {
         Obj::FontFace => "a `FontFace`",
         Obj::Text => "a text node",
         Obj::TextWalker => "a walker over text nodes",
+        Obj::Rects => "a list of rectangles",
     }
 }
 
@@ -485,8 +488,13 @@ pub(super) fn unsafe_to_hand_over(obj: Obj) -> bool {
 pub(super) fn reaches_requests(obj: Obj) -> bool {
     !matches!(
         obj,
-        Obj::Promise | Obj::Object | Obj::Url | Obj::Style | Obj::Rect | Obj::Text
+        Obj::Promise | Obj::Object | Obj::Url | Obj::Style | Obj::Rect | Obj::Rects | Obj::Text
     )
+}
+
+/// What the indexed members of a known list are (`rects[0]`).
+pub(super) fn item_of(obj: Obj) -> Option<Obj> {
+    dom::item_of(obj)
 }
 
 /// The sink that calling the object itself starts (`axios(config)`; its

@@ -278,6 +278,11 @@ impl<'a> Walker<'a, '_> {
                 );
                 Vals::none()
             }
+            (Value::Obj(o), Key::Name(n, _))
+                if model::is_frame_index(n) && model::item_of(*o).is_some() =>
+            {
+                one(Value::Obj(model::item_of(*o).expect("checked")))
+            }
             (Value::Obj(o), Key::Name(n, _)) => one(model::member(*o, n, env)
                 .or_else(|| model::by_name(n, env))
                 .map_or(Value::Unknown, Value::from)),
