@@ -473,3 +473,157 @@ fn a_lone_surrogate_in_claude_settings_is_not_refused() {
     s.ok(&["uninstall"]);
     assert_eq!(fs::read_to_string(&file).unwrap(), original);
 }
+
+// `doctor`, agent by agent.
+
+fn doctor(s: &Setup) -> String {
+    let out = s.run(&["doctor"]);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"))
+}
+
+#[test]
+fn doctor_says_no_other_agent_is_here() {
+    let s = Setup::new();
+    let out = doctor(&s);
+    assert!(
+        out.contains(
+            "✓ other agents not found here: Codex CLI, Gemini CLI, Copilot CLI / VS Code, Cline\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn doctor_flags_an_agent_it_finds_unhooked() {
+    let s = Setup::new();
+    fs::create_dir_all(s.home().join(".codex")).unwrap();
+    let out = doctor(&s);
+    assert_eq!(
+        line_with(&out, "Codex CLI"),
+        format!(
+            "✗ Codex CLI (found: `{}`): no hook runs pace-hook, so its calls reach every site unpaced; run `pace-hook install --client codex` (or with --user)",
+            s.home().join(".codex").display()
+        )
+    );
+    assert!(
+        out.contains("other agents not found here: Gemini CLI, Copilot CLI / VS Code, Cline"),
+        "{out}"
+    );
+}
+
+#[test]
+fn doctor_reads_codex_trust_as_codex_keys_it() {
+    let s = Setup::new();
+    s.ok(&["install", "--client", "codex", "--user"]);
+    let file = s.home().join(".codex/hooks.json");
+    let out = doctor(&s);
+    assert_eq!(
+        line_with(&out, "(user): pace-hook on"),
+        format!(
+            "✓ `{}` (user): pace-hook on PreToolUse, PostToolUse; timeout 5 min, a call waits at most 4 min 30 s (max_wait 4 min 30 s)",
+            file.display()
+        )
+    );
+    assert!(
+        line_with(&out, "are not trusted").starts_with(&format!(
+            "✗ Codex: pace-hook's PreToolUse and PostToolUse hook(s) in `{}` are not trusted",
+            file.display()
+        )),
+        "{out}"
+    );
+    // The keys Codex 0.171.0's `hooks/list` gives these two hooks.
+    fs::write(
+        s.home().join(".codex/config.toml"),
+        format!(
+            "[hooks.state.\"{0}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:x\"\n[hooks.state.\"{0}:post_tool_use:0:0\"]\ntrusted_hash = \"sha256:y\"\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let out = doctor(&s);
+    assert!(
+        line_with(&out, "Codex: pace-hook's hooks in").starts_with("✓ "),
+        "{out}"
+    );
+}
+
+#[test]
+fn doctor_flags_a_timeout_shorter_than_the_wait_the_command_allows() {
+    let s = Setup::new();
+    s.ok(&["install", "--client", "gemini"]);
+    let file = s.project().join(".gemini/settings.json");
+    let text = fs::read_to_string(&file)
+        .unwrap()
+        .replace("300000", "60000");
+    fs::write(&file, text).unwrap();
+    let out = doctor(&s);
+    assert_eq!(
+        line_with(&out, "BeforeTool in"),
+        format!(
+            "✗ BeforeTool in `{}`: timeout 1 min is shorter than the wait the command allows (4 min 30 s) plus 15 s of slack: the agent kills a hook still waiting and runs the call unpaced; run `pace-hook install --client gemini` (it writes the timeout and `--timeout` together)",
+            file.display()
+        )
+    );
+    assert!(
+        line_with(&out, "trustedFolders.json").starts_with("✗ Gemini CLI: "),
+        "{out}"
+    );
+}
+
+#[test]
+fn doctor_flags_a_matcher_that_leaves_the_shell_out_and_a_missing_pre() {
+    let s = Setup::new();
+    s.ok(&["install", "--client", "codex"]);
+    let file = s.project().join(".codex/hooks.json");
+    let v: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    let mut post = v["hooks"]["PostToolUse"].clone();
+    post[0]["matcher"] = json!("mcp__.*");
+    fs::write(&file, json!({"hooks": {"PostToolUse": post}}).to_string()).unwrap();
+    let out = doctor(&s);
+    assert!(
+        line_with(&out, "(project): pace-hook on").starts_with(&format!(
+            "✗ `{}` (project): pace-hook on PostToolUse, not on PreToolUse: a call that misses it passes unpaced",
+            file.display()
+        )),
+        "{out}"
+    );
+    assert_eq!(
+        line_with(&out, "leaves out"),
+        format!(
+            "✗ PostToolUse in `{}`: matcher `mcp__.*` leaves out its shell, which then pass unpaced; run `pace-hook install --client codex`",
+            file.display()
+        )
+    );
+    // Pre is missing: the agent counts as not hooked.
+    assert!(
+        line_with(&out, "Codex CLI (found").contains("no hook runs pace-hook"),
+        "{out}"
+    );
+}
+
+#[test]
+fn doctor_reads_a_claude_settings_file_as_claude_code_does() {
+    let s = Setup::new();
+    let file = s.project().join(".claude/settings.json");
+    write(&file, "\u{feff}{}\n");
+    let out = doctor(&s);
+    assert!(
+        line_with(&out, "byte-order mark").starts_with(&format!(
+            "✗ settings `{}` starts with a byte-order mark",
+            file.display()
+        )),
+        "{out}"
+    );
+    write(&file, "{\"model\": \"\\ud800\"}\n");
+    let out = doctor(&s);
+    assert!(
+        line_with(&out, "settings: read").contains(&file.display().to_string()),
+        "{out}"
+    );
+}

@@ -511,6 +511,7 @@ fn no_bom<'t>(f: &Format, text: &'t str) -> Result<&'t str, Problem> {
 /// Parse `body` as the client does: `None` for an empty (or all-blank)
 /// file. The value is only for checking; edits work on [`Doc`].
 pub(crate) fn parse(f: &Format, body: &str) -> Result<Option<Value>, Problem> {
+    let body = no_bom(f, body)?;
     if body.trim().is_empty() {
         return Ok(None);
     }
