@@ -140,6 +140,8 @@ pub(super) fn read(bytes: &[u8]) -> Result<HookEvent> {
 fn tool_of(tool: &str) -> String {
     match tool {
         "web_fetch" => "WebFetch".to_owned(),
+        // Its shell, `{command, …}`: read as Claude Code's `Bash`.
+        "bash" => "Bash".to_owned(),
         t if t.contains('-') => mcp_name(t, '-'),
         t => t.to_owned(),
     }
