@@ -627,3 +627,46 @@ fn doctor_reads_a_claude_settings_file_as_claude_code_does() {
         "{out}"
     );
 }
+
+#[test]
+fn both_scopes_of_one_agent_are_warned_about_and_flagged() {
+    let s = Setup::new();
+    s.ok(&["install", "--client", "gemini", "--user"]);
+    let out = s.ok(&["install", "--client", "gemini"]);
+    assert!(
+        out.contains(&format!(
+            "  warning: `{}` runs pace-hook too, and Gemini CLI runs both, so pace-hook would run twice on every call: keep one (`pace-hook uninstall --client gemini --user` removes that one)\n",
+            s.home().join(".gemini/settings.json").display()
+        )),
+        "{out}"
+    );
+    let doc = doctor(&s);
+    assert!(
+        line_with(&doc, "runs twice")
+            .starts_with("✗ Gemini CLI: pace-hook runs twice on each call"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn gemini_hooks_turned_off_are_warned_about_and_flagged() {
+    let s = Setup::new();
+    let user = s.home().join(".gemini/settings.json");
+    write(&user, "{\n  \"hooksConfig\": {\"enabled\": false}\n}\n");
+    let out = s.ok(&["install", "--client", "gemini"]);
+    assert!(
+        out.contains(&format!(
+            "  warning: `hooksConfig.enabled` is false in `{}`: Gemini CLI runs no hook, pace-hook included, so nothing is paced; remove it\n",
+            user.display()
+        )),
+        "{out}"
+    );
+    let doc = doctor(&s);
+    assert_eq!(
+        line_with(&doc, "hooksConfig.enabled"),
+        format!(
+            "✗ Gemini CLI: `hooksConfig.enabled` is false in `{}`: it runs no hook, pace-hook included; remove it",
+            user.display()
+        )
+    );
+}

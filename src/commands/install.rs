@@ -221,6 +221,10 @@ pub(crate) fn install_client(
     };
     let _ = changed;
     out += &timeout_line;
+    out += &other_scope(client, scope);
+    if client == Client::Gemini {
+        out += &gemini_hooks_off();
+    }
     for need in clients::needs(client, &place, scope) {
         out += &format!("  note: {need}\n");
     }
@@ -231,6 +235,66 @@ pub(crate) fn install_client(
         );
     }
     Ok(out)
+}
+
+/// A warning when the agent's other scope runs pace-hook too: each agent
+/// here merges its user and project hooks, so both would run.
+fn other_scope(client: Client, scope: Scope) -> String {
+    let other = if scope == Scope::User {
+        Scope::Project
+    } else {
+        Scope::User
+    };
+    let Ok(place) = clients::place(client, other) else {
+        return String::new();
+    };
+    let runs = match &place {
+        Place::File(path, format) => fs::read_to_string(path)
+            .ok()
+            .and_then(|t| settings::parse(format, &t).ok().flatten())
+            .is_some_and(|v| settings::runs_pace_hook_in(format, &v)),
+        Place::Scripts(dir) => fs::read_to_string(dir.join("PreToolUse"))
+            .is_ok_and(|t| clients::is_our_cline_script(&t)),
+    };
+    if !runs {
+        return String::new();
+    }
+    let flag = if other == Scope::User { " --user" } else { "" };
+    format!(
+        "  warning: `{}` runs pace-hook too, and {} runs both, so pace-hook would run twice on every call: keep one (`pace-hook uninstall --client {}{flag}` removes that one)\n",
+        place.path().display(),
+        clients::title(client),
+        client.name()
+    )
+}
+
+/// A warning when Gemini CLI's settings turn every hook off.
+fn gemini_hooks_off() -> String {
+    let (Ok(home), Ok(project)) = (
+        std::env::var("HOME").map(PathBuf::from),
+        settings::project_dir(),
+    ) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for scope in [Scope::User, Scope::Project] {
+        let Some(Place::File(path, format)) =
+            clients::place_in(Client::Gemini, scope, &home, &project)
+        else {
+            continue;
+        };
+        let off = fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| settings::parse(&format, &t).ok().flatten())
+            .is_some_and(|v| v["hooksConfig"]["enabled"] == false);
+        if off {
+            out += &format!(
+                "  warning: `hooksConfig.enabled` is false in `{}`: Gemini CLI runs no hook, pace-hook included, so nothing is paced; remove it\n",
+                path.display()
+            );
+        }
+    }
+    out
 }
 
 /// Cline's two executables in `dir`: written where absent, brought up to

@@ -125,18 +125,29 @@ pub(super) fn checks(places: &Places, config: &Config, out: &mut Vec<Check>) {
         } else {
             format!(" (found: {})", seen.join(", "))
         };
-        let mut hooked = false;
+        let mut hooked = Vec::new();
         let mut lines = Vec::new();
         for (scope, place) in &spots {
-            match place {
+            let runs = match place {
                 Place::File(path, format) => {
-                    hooked |= file_checks(client, *scope, path, format, places, config, &mut lines);
+                    file_checks(client, *scope, path, format, places, config, &mut lines)
                 }
-                Place::Scripts(dir) => {
-                    hooked |= script_checks(dir, places, config, &mut lines);
-                }
+                Place::Scripts(dir) => script_checks(dir, places, config, &mut lines),
+            };
+            if runs {
+                hooked.push(place.path().to_owned());
             }
         }
+        // The agent merges its user and project hooks: both run.
+        if let [a, b] = hooked.as_slice() {
+            lines.push(Check::bad(format!(
+                "{title}: pace-hook runs twice on each call, from `{}` and from `{}`; keep one (`pace-hook uninstall --client {} --user` removes the user one)",
+                a.display(),
+                b.display(),
+                client.name()
+            )));
+        }
+        let hooked = !hooked.is_empty();
         if !hooked {
             out.push(Check::bad(format!(
                 "{title}{seen}: no hook runs pace-hook, so its calls reach every site unpaced; run `pace-hook install --client {}` (or with --user)",
