@@ -670,3 +670,47 @@ fn gemini_hooks_turned_off_are_warned_about_and_flagged() {
         )
     );
 }
+
+#[test]
+fn doctor_asks_codex_itself_when_it_is_on_path() {
+    // A `codex` that answers `app-server`'s `hooks/list` as Codex 0.171.0
+    // answered for these very files (captured: a hook trusted before its
+    // timeout changed is `modified`, one never trusted is `untrusted`).
+    let s = Setup::new();
+    s.ok(&["install", "--client", "codex", "--user", "--timeout", "200"]);
+    let captured = include_str!("fixtures/clients/codex-0.171.0-hooks-list.json")
+        .replace("<HOME>", &s.home().display().to_string())
+        .replace("<PROJECT>", &s.project().display().to_string())
+        .replace("<EXE>", &exe());
+    let bin = s.dir.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(s.dir.join("answer.json"), captured).unwrap();
+    write(
+        &bin.join("codex"),
+        &format!(
+            "#!/bin/sh\n[ \"$1\" = app-server ] || exit 2\nread a; read b; read c\ncat '{}'\n",
+            s.dir.join("answer.json").display()
+        ),
+    );
+    fs::set_permissions(bin.join("codex"), fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(BIN)
+        .arg("doctor")
+        .env("HOME", s.home())
+        .env("CLAUDE_PROJECT_DIR", s.project())
+        .env("PACE_HOOK_CONFIG", s.dir.join("config.toml"))
+        .env("PACE_HOOK_HOME", s.dir.join("state"))
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        line_with(&out, "asked"),
+        format!(
+            "✗ Codex (`{}`, asked): in `{}`, PreToolUse is modified (changed since it was trusted); PostToolUse is untrusted; Codex runs such a hook not at all (`codex exec` says nothing): start `codex` here and choose \"Trust all and continue\", or trust them in `/hooks`",
+            bin.join("codex").display(),
+            s.home().join(".codex/hooks.json").display()
+        )
+    );
+    assert!(out.contains("`codex` on PATH"), "{out}");
+}

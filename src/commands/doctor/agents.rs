@@ -430,13 +430,120 @@ fn handler_checks(
     verdict
 }
 
-/// Codex runs a hook that is not managed only once the user trusts it (a
-/// `trusted_hash` recorded under `[hooks.state]` in its `config.toml`),
-/// and reads a project's `.codex/` only in a trusted project.
+/// How long doctor waits for `codex app-server` to list its hooks: it
+/// answers in about a second here; a Codex that does not is asked no more.
+const CODEX_ASK: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Codex's own view of its hooks for `cwd`: each hook's key, trust status
+/// (`trusted`, `modified`, `untrusted`, `managed`) and whether it is
+/// enabled, from `codex app-server`'s `hooks/list` (the list its `/hooks`
+/// shows). `None` when it cannot be asked or does not answer in time.
+fn ask_codex(codex: &Path, cwd: &Path) -> Option<Vec<(String, String, bool)>> {
+    use std::io::{BufRead, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(codex)
+        .arg("app-server")
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let stdout = child.stdout.take()?;
+    let cwd_json = serde_json::to_string(&cwd.to_string_lossy()).ok()?;
+    let asked = writeln!(
+        stdin,
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{{\"clientInfo\":{{\"name\":\"pace-hook-doctor\",\"version\":\"1\"}}}}}}\n{{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}}\n{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"hooks/list\",\"params\":{{\"cwds\":[{cwd_json}]}}}}"
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(v) = serde_json::from_str::<Value>(&line)
+                && v["id"] == 2
+            {
+                let _ = tx.send(v);
+                break;
+            }
+        }
+    });
+    let answer = asked.ok().and_then(|()| rx.recv_timeout(CODEX_ASK).ok());
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let hooks = answer?["result"]["data"][0]["hooks"].as_array()?.clone();
+    Some(
+        hooks
+            .iter()
+            .filter_map(|h| {
+                Some((
+                    h["key"].as_str()?.to_owned(),
+                    h["trustStatus"].as_str()?.to_owned(),
+                    h["enabled"].as_bool().unwrap_or(true),
+                ))
+            })
+            .collect(),
+    )
+}
+
+/// The state key Codex gives a handler (`codex-rs/hooks` `hook_key`).
+fn codex_key(path: &Path, f: &Found) -> String {
+    let label = match f.event.as_str() {
+        "PreToolUse" => "pre_tool_use",
+        _ => "post_tool_use",
+    };
+    format!("{}:{label}:{}:{}", path.display(), f.group, f.handler)
+}
+
+/// Codex runs a hook that is not managed only once the user trusts it, and
+/// only as it was when trusted, and reads a project's `.codex/` only in a
+/// trusted project. With `codex` on PATH, Codex itself is asked; else its
+/// `config.toml` is read for a recorded trust.
 fn codex_trust(path: &Path, scope: Scope, places: &Places, found: &[Found], out: &mut Vec<Check>) {
     let Some(home) = places.home.as_deref() else {
         return;
     };
+    if let Some(codex) = which("codex", places)
+        && let Some(listed) = ask_codex(&codex, places.project_dir.as_deref().unwrap_or(home))
+    {
+        let mut problems = Vec::new();
+        for f in found {
+            let key = codex_key(path, f);
+            match listed.iter().find(|(k, _, _)| *k == key) {
+                None => problems.push(format!(
+                    "{} is not among the hooks Codex loads (a project it does not trust, or a file it cannot read)",
+                    f.event
+                )),
+                Some((_, _, false)) => problems.push(format!("{} is disabled in Codex", f.event)),
+                Some((_, status, true)) if status == "trusted" || status == "managed" => {}
+                Some((_, status, true)) => problems.push(format!(
+                    "{} is {status}{}",
+                    f.event,
+                    if status == "modified" {
+                        " (changed since it was trusted)"
+                    } else {
+                        ""
+                    }
+                )),
+            }
+        }
+        if problems.is_empty() {
+            out.push(Check::ok(format!(
+                "Codex (`{}`, asked): pace-hook's hooks in `{}` are trusted and run",
+                codex.display(),
+                path.display()
+            )));
+        } else {
+            out.push(Check::bad(format!(
+                "Codex (`{}`, asked): in `{}`, {}; Codex runs such a hook not at all (`codex exec` says nothing): start `codex` here and choose \"Trust all and continue\", or trust them in `/hooks`",
+                codex.display(),
+                path.display(),
+                problems.join("; ")
+            )));
+        }
+        return;
+    }
     let config_path = clients::codex_home(home).join("config.toml");
     let codex: toml::Table = std::fs::read_to_string(&config_path)
         .ok()
@@ -464,11 +571,7 @@ fn codex_trust(path: &Path, scope: Scope, places: &Places, found: &[Found], out:
     let untrusted: Vec<String> = found
         .iter()
         .filter(|f| {
-            let label = match f.event.as_str() {
-                "PreToolUse" => "pre_tool_use",
-                _ => "post_tool_use",
-            };
-            let key = format!("{}:{label}:{}:{}", path.display(), f.group, f.handler);
+            let key = codex_key(path, f);
             state
                 .and_then(|s| s.get(&key))
                 .and_then(|s| s.get("trusted_hash"))
@@ -479,7 +582,7 @@ fn codex_trust(path: &Path, scope: Scope, places: &Places, found: &[Found], out:
         .collect();
     if untrusted.is_empty() {
         out.push(Check::ok(format!(
-            "Codex: pace-hook's hooks in `{}` are trusted in `{}` (a hook changed since it was trusted is asked about again, and does not run until then)",
+            "Codex: pace-hook's hooks in `{}` have a trust recorded in `{}` (no `codex` on PATH to ask whether for the hooks as they are now: a hook changed since it was trusted does not run until trusted again)",
             path.display(),
             config_path.display()
         )));
