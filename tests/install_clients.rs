@@ -206,6 +206,16 @@ fn codex_refuses_a_file_it_would_not_read() {
     write(&file, "{\"hooks\": {\"PreToolUse\": \"\\ud800\"}}\n");
     let err = s.refused(&["install", "--client", "codex"], &file);
     assert!(err.contains("is not valid JSON"), "{err}");
+    // Another hook's fractional timeout: Codex's `u64` refuses the file.
+    write(
+        &file,
+        "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say\", \"timeout\": 1.5}]}]}}\n",
+    );
+    let err = s.refused(&["install", "--client", "codex"], &file);
+    assert!(
+        err.contains("is not a hooks file Codex CLI can read (invalid type: floating point `1.5`"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -46,7 +46,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::{
-    commands::settings::{self, Format, Scope},
+    commands::settings::{self, Format, Schema, Scope},
     error::{Error, Result},
     hook::client::Client,
 };
@@ -63,6 +63,7 @@ pub(crate) const CODEX: Format = Format {
     surrogates: false,
     only_hooks: true,
     flag: Some("codex"),
+    schema: Schema::Codex,
 };
 
 /// Gemini CLI's `settings.json`.
@@ -77,6 +78,7 @@ pub(crate) const GEMINI: Format = Format {
     surrogates: true,
     only_hooks: false,
     flag: Some("gemini"),
+    schema: Schema::Lenient,
 };
 
 /// Copilot CLI's (and VS Code's) `.github/hooks/*.json`.
@@ -91,7 +93,81 @@ pub(crate) const COPILOT: Format = Format {
     surrogates: true,
     only_hooks: false,
     flag: Some("copilot"),
+    schema: Schema::Lenient,
 };
+
+/// Codex's own reading of a `hooks.json`, its serde types mirrored
+/// (`codex-rs/config/src/hook_config.rs`, 0.171): nothing beside `hooks`;
+/// each known event a list of matcher groups; each handler tagged by
+/// `type`, a command's `command` a string and its `timeout` a whole number
+/// of seconds. Unknown events and unknown fields are ignored, as there. A
+/// file that fails this is ignored by Codex as a whole.
+pub(crate) fn codex_reads(text: &str) -> std::result::Result<(), String> {
+    use serde::Deserialize;
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct HooksFile {
+        #[serde(default)]
+        hooks: Events,
+    }
+    #[derive(Deserialize, Default)]
+    #[allow(dead_code, non_snake_case)]
+    struct Events {
+        #[serde(default)]
+        PreToolUse: Vec<Group>,
+        #[serde(default)]
+        PermissionRequest: Vec<Group>,
+        #[serde(default)]
+        PostToolUse: Vec<Group>,
+        #[serde(default)]
+        PreCompact: Vec<Group>,
+        #[serde(default)]
+        PostCompact: Vec<Group>,
+        #[serde(default)]
+        SessionStart: Vec<Group>,
+        #[serde(default)]
+        UserPromptSubmit: Vec<Group>,
+        #[serde(default)]
+        SubagentStart: Vec<Group>,
+        #[serde(default)]
+        SubagentStop: Vec<Group>,
+        #[serde(default)]
+        Stop: Vec<Group>,
+    }
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Group {
+        #[serde(default)]
+        matcher: Option<String>,
+        #[serde(default)]
+        hooks: Vec<Handler>,
+    }
+    #[derive(Deserialize)]
+    #[serde(tag = "type")]
+    #[allow(dead_code)]
+    enum Handler {
+        #[serde(rename = "command")]
+        Command {
+            command: String,
+            #[serde(default, rename = "commandWindows", alias = "command_windows")]
+            command_windows: Option<String>,
+            #[serde(default)]
+            timeout: Option<u64>,
+            #[serde(default, rename = "async")]
+            is_async: bool,
+            #[serde(default, rename = "statusMessage")]
+            status_message: Option<String>,
+        },
+        #[serde(rename = "prompt")]
+        Prompt {},
+        #[serde(rename = "agent")]
+        Agent {},
+    }
+    serde_json::from_str::<HooksFile>(text)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
 
 /// Gemini CLI's tools pace-hook reads (`hook::client::gemini`): MCP tools
 /// under both namings, `web_fetch`, `google_web_search`, and its shell.
@@ -350,6 +426,21 @@ mod tests {
         }
         for t in ["read_file", "write_file", "glob", "web_fetcher"] {
             assert!(!re.is_match(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn codex_reads_what_codex_reads_and_refuses_the_rest() {
+        assert!(codex_reads("{}").is_ok());
+        assert!(codex_reads(r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 5}]}], "NewEvent": 3}}"#).is_ok());
+        for bad in [
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": 1.5}]}]}}"#,
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "shell", "command": "x"}]}]}}"#,
+            r#"{"hooks": {"PostToolUse": {"matcher": "x"}}}"#,
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}}"#,
+            r#"{"hooks": {"PreToolUse": [{"matcher": 3, "hooks": []}]}}"#,
+        ] {
+            assert!(codex_reads(bad).is_err(), "{bad}");
         }
     }
 

@@ -195,6 +195,19 @@ pub(crate) struct Format {
     /// The client `--client` names in the command (`None`: Claude Code's
     /// bare `pace-hook`).
     pub(crate) flag: Option<&'static str>,
+    /// The typed reading the client applies after parsing, if any: a file
+    /// that fails it is not read at all.
+    pub(crate) schema: Schema,
+}
+
+/// A client's typed reading of its hook file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Schema {
+    /// The parsed JSON is read leniently (Claude Code, Gemini CLI, Copilot
+    /// CLI, as far as their sources or docs show).
+    Lenient,
+    /// Codex's serde types (`crate::commands::clients::codex_reads`).
+    Codex,
 }
 
 impl Format {
@@ -210,6 +223,7 @@ impl Format {
         surrogates: true,
         only_hooks: false,
         flag: None,
+        schema: Schema::Lenient,
     };
 }
 
@@ -559,6 +573,14 @@ pub(crate) fn parse(f: &Format, body: &str) -> Result<Option<Value>, Problem> {
                 f.name
             ),
             format!("move `{key}` out of the file"),
+        ));
+    }
+    if f.schema == Schema::Codex
+        && let Err(e) = crate::commands::clients::codex_reads(&readable(f, body))
+    {
+        return Err(Problem::new(
+            format!("is not a hooks file Codex CLI can read ({e})"),
+            "correct it: Codex ignores the whole file, with a warning",
         ));
     }
     if let Some(want) = f.version {
