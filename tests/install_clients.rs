@@ -438,15 +438,27 @@ fn a_timeout_that_leaves_no_wait_is_refused() {
 // Claude Code's settings, judged as its parser judges them (issue 16).
 
 #[test]
-fn a_claude_settings_file_with_a_bom_is_refused_not_installed_into() {
+fn a_bom_is_kept_for_claude_code_and_refused_for_gemini_cli() {
+    // Claude Code 2.1.332 reads a user settings file that starts with a
+    // BOM (it strips it); Gemini CLI's `JSON.parse(stripJsonComments(…))`
+    // throws on one and reads no setting at all.
     let s = Setup::new();
-    let file = s.project().join(".claude/settings.json");
-    write(&file, "\u{feff}{\"model\": \"opus\"}\n");
-    let err = s.refused(&["install"], &file);
+    let file = s.home().join(".claude/settings.json");
+    let original = "\u{feff}{\"model\": \"opus\"}\n";
+    write(&file, original);
+    s.ok(&["install", "--user"]);
     assert!(
-        err.contains(
-            "starts with a byte-order mark (U+FEFF), which Claude Code's JSON parser rejects"
-        ),
+        fs::read_to_string(&file)
+            .unwrap()
+            .starts_with("\u{feff}{\"model\": \"opus\",")
+    );
+    s.ok(&["uninstall", "--user"]);
+    assert_eq!(fs::read_to_string(&file).unwrap(), original);
+    let gemini = s.home().join(".gemini/settings.json");
+    write(&gemini, "\u{feff}{}\n");
+    let err = s.refused(&["install", "--client", "gemini", "--user"], &gemini);
+    assert!(
+        err.contains("starts with a byte-order mark (U+FEFF), which Gemini CLI's JSON parser rejects: it reads none of the file"),
         "{err}"
     );
 }
@@ -621,20 +633,30 @@ fn doctor_flags_a_matcher_that_leaves_the_shell_out_and_a_missing_pre() {
 fn doctor_reads_a_claude_settings_file_as_claude_code_does() {
     let s = Setup::new();
     let file = s.project().join(".claude/settings.json");
-    write(&file, "\u{feff}{}\n");
+    for text in ["\u{feff}{}\n", "{\"model\": \"\\ud800\"}\n"] {
+        write(&file, text);
+        let out = doctor(&s);
+        assert!(
+            line_with(&out, "settings: read").contains(&file.display().to_string()),
+            "{text:?}: {out}"
+        );
+    }
+}
+
+#[test]
+fn doctor_says_a_gemini_file_with_a_bom_is_not_read() {
+    let s = Setup::new();
+    s.ok(&["install", "--client", "gemini"]);
+    let file = s.project().join(".gemini/settings.json");
+    let text = fs::read_to_string(&file).unwrap();
+    fs::write(&file, format!("\u{feff}{text}")).unwrap();
     let out = doctor(&s);
-    assert!(
-        line_with(&out, "byte-order mark").starts_with(&format!(
-            "✗ settings `{}` starts with a byte-order mark",
+    assert_eq!(
+        line_with(&out, "byte-order mark"),
+        format!(
+            "✗ `{}` starts with a byte-order mark (U+FEFF), which Gemini CLI's JSON parser rejects: it reads none of the file; save it as UTF-8 without a BOM",
             file.display()
-        )),
-        "{out}"
-    );
-    write(&file, "{\"model\": \"\\ud800\"}\n");
-    let out = doctor(&s);
-    assert!(
-        line_with(&out, "settings: read").contains(&file.display().to_string()),
-        "{out}"
+        )
     );
 }
 

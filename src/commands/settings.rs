@@ -188,6 +188,9 @@ pub(crate) struct Format {
     /// A lone UTF-16 surrogate escape (`"\ud800"`) is read, as JavaScript's
     /// `JSON.parse` reads it; serde_json (Codex) refuses the file.
     pub(crate) surrogates: bool,
+    /// A leading byte-order mark is stripped by the client (Claude Code),
+    /// not rejected with the whole file.
+    pub(crate) bom: bool,
     /// Nothing but `hooks` (and `version`) may stand at the top level:
     /// Codex's `HooksFile` is `deny_unknown_fields`, and a file with more
     /// is not read at all.
@@ -221,6 +224,7 @@ impl Format {
         version: None,
         comments: false,
         surrogates: true,
+        bom: true,
         only_hooks: false,
         flag: None,
         schema: Schema::Lenient,
@@ -328,6 +332,13 @@ pub(crate) struct Edit {
 }
 
 impl Edit {
+    /// The edit with `bom` (a byte-order mark kept, or nothing) before its
+    /// text.
+    fn after(mut self, bom: &str) -> Self {
+        self.text.insert_str(0, bom);
+        self
+    }
+
     /// Whether the text changed.
     pub(crate) fn changed(&self) -> bool {
         self.changes
@@ -349,7 +360,7 @@ pub(crate) fn uninstall(text: &str) -> Result<Edit, Problem> {
 
 /// Merge `hook` into the hook file text `text` of format `f`.
 pub(crate) fn install_in(f: &Format, text: &str, hook: &Hook) -> Result<Edit, Problem> {
-    let body = no_bom(f, text)?;
+    let (bom, body) = split_bom(f, text)?;
     let before = parse(f, body)?;
     let n = f.events.len();
     let mut changes = vec![Change::Unchanged; n];
@@ -367,7 +378,8 @@ pub(crate) fn install_in(f: &Format, text: &str, hook: &Hook) -> Result<Edit, Pr
         let readable = readable(f, &edited);
         let doc = doc(f, &readable)?;
         let Some(step) = install_step(f, &readable, &doc, hook)? else {
-            return finish(f, body, &before, edited, changes, Vec::new(), Some(hook));
+            return finish(f, body, &before, edited, changes, Vec::new(), Some(hook))
+                .map(|e| e.after(bom));
         };
         for (i, change) in step.changes.into_iter().enumerate() {
             if let Some(change) = change {
@@ -381,7 +393,7 @@ pub(crate) fn install_in(f: &Format, text: &str, hook: &Hook) -> Result<Edit, Pr
 
 /// Remove pace-hook's entries from the hook file text `text` of format `f`.
 pub(crate) fn uninstall_in(f: &Format, text: &str) -> Result<Edit, Problem> {
-    let body = no_bom(f, text)?;
+    let (bom, body) = split_bom(f, text)?;
     let before = parse(f, body)?;
     let mut changes = vec![Change::Absent; f.events.len()];
     let mut edited = body.to_owned();
@@ -397,7 +409,7 @@ pub(crate) fn uninstall_in(f: &Format, text: &str) -> Result<Edit, Problem> {
         let doc = doc(f, &readable)?;
         let (step, left) = uninstall_step(f, &readable, &doc)?;
         let Some(step) = step else {
-            return finish(f, body, &before, edited, changes, left, None);
+            return finish(f, body, &before, edited, changes, left, None).map(|e| e.after(bom));
         };
         for (i, change) in step.changes.into_iter().enumerate() {
             if let Some(change) = change {
@@ -504,28 +516,33 @@ fn stronger(a: Change, b: Change) -> Change {
     }
 }
 
-/// The text, refused if it starts with a UTF-8 byte-order mark: every
-/// client's parser rejects one (`JSON.parse` and serde_json alike take it
-/// for a character before the value), so the client ignores the whole file
-/// and an edit that kept it would say "installed" over a hook that never
-/// runs (issue 16).
-fn no_bom<'t>(f: &Format, text: &'t str) -> Result<&'t str, Problem> {
-    if text.starts_with('\u{feff}') {
-        return Err(Problem::new(
-            format!(
-                "starts with a byte-order mark (U+FEFF), which {}'s JSON parser rejects: it reads none of the file",
-                f.name
-            ),
-            "save it as UTF-8 without a BOM",
-        ));
+/// A leading UTF-8 byte-order mark and the rest, for a client that strips
+/// one before parsing (Claude Code: its settings reader drops a leading
+/// U+FEFF, and a real 2.1.332 reads such a user settings file); the text
+/// refused for a client whose parser rejects one (`JSON.parse`, which
+/// Gemini CLI's `strip-json-comments` 3.1.1 leaves it to, and Codex's
+/// serde_json: a real 0.171.0 ignores the file), since an edit there would
+/// say "installed" over a hook that never runs (issue 16).
+fn split_bom<'t>(f: &Format, text: &'t str) -> Result<(&'t str, &'t str), Problem> {
+    let Some(rest) = text.strip_prefix('\u{feff}') else {
+        return Ok(("", text));
+    };
+    if f.bom {
+        return Ok((&text[..3], rest));
     }
-    Ok(text)
+    Err(Problem::new(
+        format!(
+            "starts with a byte-order mark (U+FEFF), which {}'s JSON parser rejects: it reads none of the file",
+            f.name
+        ),
+        "save it as UTF-8 without a BOM",
+    ))
 }
 
 /// Parse `body` as the client does: `None` for an empty (or all-blank)
 /// file. The value is only for checking; edits work on [`Doc`].
 pub(crate) fn parse(f: &Format, body: &str) -> Result<Option<Value>, Problem> {
-    let body = no_bom(f, body)?;
+    let (_, body) = split_bom(f, body)?;
     if body.trim().is_empty() {
         return Ok(None);
     }

@@ -222,10 +222,9 @@ fn file_checks(
         Ok(None) => return false,
         Err(p) => {
             out.push(Check::bad(format!(
-                "`{}` {}: {} reads none of its hooks; {}",
+                "`{}` {}; {}",
                 path.display(),
                 p.problem,
-                format.name,
                 p.fix
             )));
             return false;

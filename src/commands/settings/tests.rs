@@ -169,14 +169,16 @@ fn other_hooks_in_the_same_events_stay_where_they_are() {
     );
 }
 
-/// Claude Code's parser rejects a file that starts with a BOM and reads
-/// none of it (issue 16): an install there would say "installed" over a
-/// hook that never runs. Every client's parser does the same.
+/// Claude Code strips a leading BOM and reads the file (a real 2.1.332
+/// does): the BOM is kept, byte for byte. Codex's serde_json and Gemini
+/// CLI's `JSON.parse` reject it and read none of the file: an install there
+/// would say "installed" over a hook that never runs (issue 16).
 #[test]
-fn a_byte_order_mark_is_refused_in_every_format() {
+fn a_byte_order_mark_is_kept_for_claude_code_and_refused_where_it_is_rejected() {
     let text = "\u{feff}{\n  \"model\": \"opus\"\n}\n";
+    let installed = round_trip(text);
+    assert!(installed.starts_with('\u{feff}'));
     for f in [
-        Format::CLAUDE,
         crate::commands::clients::CODEX,
         crate::commands::clients::GEMINI,
         crate::commands::clients::COPILOT,
