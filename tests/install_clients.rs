@@ -746,3 +746,30 @@ fn doctor_asks_codex_itself_when_it_is_on_path() {
     );
     assert!(out.contains("`codex` on PATH"), "{out}");
 }
+
+#[test]
+fn gemini_hooks_config_disabling_pace_hook_is_warned_about() {
+    let s = Setup::new();
+    let command = format!("{} --client gemini --timeout 300", exe());
+    let user = s.home().join(".gemini/settings.json");
+    write(
+        &user,
+        &format!(
+            "{{\"hooksConfig\": {{\"disabled\": [{}]}}}}\n",
+            serde_json::to_string(&command).unwrap()
+        ),
+    );
+    let out = s.ok(&["install", "--client", "gemini"]);
+    assert!(
+        out.contains(&format!(
+            "  warning: `hooksConfig.disabled` in `{}` lists `{command}`, so Gemini CLI does not run it; take it out\n",
+            user.display()
+        )),
+        "{out}"
+    );
+    let doc = doctor(&s);
+    assert!(
+        line_with(&doc, "hooksConfig.disabled").starts_with("✗ Gemini CLI: "),
+        "{doc}"
+    );
+}

@@ -283,13 +283,28 @@ fn gemini_hooks_off() -> String {
         else {
             continue;
         };
-        let off = fs::read_to_string(&path)
+        let Some(v) = fs::read_to_string(&path)
             .ok()
             .and_then(|t| settings::parse(&format, &t).ok().flatten())
-            .is_some_and(|v| v["hooksConfig"]["enabled"] == false);
-        if off {
+        else {
+            continue;
+        };
+        if v["hooksConfig"]["enabled"] == false {
             out += &format!(
                 "  warning: `hooksConfig.enabled` is false in `{}`: Gemini CLI runs no hook, pace-hook included, so nothing is paced; remove it\n",
+                path.display()
+            );
+        }
+        let disabled = v["hooksConfig"]["disabled"]
+            .as_array()
+            .into_iter()
+            .flatten();
+        if let Some(name) = disabled
+            .filter_map(serde_json::Value::as_str)
+            .find(|n| n.contains("pace-hook"))
+        {
+            out += &format!(
+                "  warning: `hooksConfig.disabled` in `{}` lists `{name}`, so Gemini CLI does not run it; take it out\n",
                 path.display()
             );
         }

@@ -148,6 +148,14 @@ pub(super) fn checks(places: &Places, config: &Config, out: &mut Vec<Check>) {
             )));
         }
         let hooked = !hooked.is_empty();
+        // An editor on PATH is no sign that its agent is used.
+        let only_editor = dirs.is_empty() && present.is_empty() && on_path == ["code"];
+        if !hooked && only_editor {
+            out.push(Check::ok(
+                "VS Code (`code` on PATH): its agent has no pace-hook hook; if it reaches websites, run `pace-hook install --client vscode`",
+            ));
+            continue;
+        }
         if !hooked {
             out.push(Check::bad(format!(
                 "{title}{seen}: no hook runs pace-hook, so its calls reach every site unpaced; run `pace-hook install --client {}` (or with --user)",
