@@ -39,15 +39,21 @@
 //!   as a literal (`window['fetch']` is `fetch`; `window['fe' + 'tch']` is
 //!   opaque), `eval`, `Function` and anything reached through
 //!   `.constructor`, a timer given anything but a known function, markup or a
-//!   `document.write` the analysis cannot read or that runs code (an inline
-//!   handler, a `javascript:` URL, an inline script), a created script's code,
+//!   `document.write` the analysis cannot read, a created script's code,
 //!   workers and imports from `data:`/`blob:` or unreadable URLs, property
 //!   descriptors (their setters load), and the global object or `location`,
 //!   `history`, `navigator` handed to code the analysis does not see (to read
 //!   its keys or log it is fine).
-//! - Markup counts one load per loading tag, CSS one per `url(` and
-//!   `@import`; `DOMParser` documents are inert, so only literal markup
-//!   parsed there (which is parsed to be inserted) counts.
+//! - Markup is tokenized as the HTML Standard does (`markup`, with
+//!   `html5gum`) and counts one load per element and attribute that loads
+//!   (the table in `model/markup.rs`: `<video src poster>` is two), CSS
+//!   (`cssparser`) one per `url()`, `@import` and `image-set()`; the code
+//!   markup runs (inline scripts, `on…` handlers, `javascript:` URLs,
+//!   `data:` scripts, and the markup of `srcdoc` and `data:` frames) is
+//!   analysed with it, a handler that may run many times (`onclick`) as
+//!   repeating. `<template>` content is inert; `DOMParser` documents are
+//!   too, so only literal markup parsed there (which is parsed to be
+//!   inserted) counts.
 //! - A string of code passed to Playwright's `evaluate` is analysed as page
 //!   code; Node's module loaders (`require`, `import('node:…')`, `process`)
 //!   are opaque on the Playwright server.

@@ -40,6 +40,7 @@ use super::Env;
 mod dom;
 mod language;
 mod libraries;
+pub(super) mod markup;
 mod navigation;
 mod network;
 mod node;

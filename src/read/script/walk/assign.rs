@@ -54,41 +54,72 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
-    /// Markup with values `vals` inserted by `label` at `at`.
+    /// Markup with values `vals` inserted by `label` at `at` into the page.
     pub(super) fn markup(&mut self, vals: &Vals, label: &str, at: u32) -> Cost {
+        self.markup_into(vals, label, at, markup::Into::Page)
+    }
+
+    /// Markup with values `vals` inserted by `label` at `at` `into` a
+    /// document: each value read, the largest count kept.
+    pub(super) fn markup_into(
+        &mut self,
+        vals: &Vals,
+        label: &str,
+        at: u32,
+        into: markup::Into,
+    ) -> Cost {
         if !vals.all_strings() {
             self.opaque(&format!("{label} with markup the analysis cannot read"), at);
             return Cost::Zero;
         }
-        if vals
-            .iter()
-            .any(|v| matches!(v, Value::Str(s) if markup::runs_code(s)))
-        {
-            self.opaque(
-                &format!("{label} with markup that runs code (an inline handler, a `javascript:` URL or a script)"),
-                at,
-            );
-        }
-        let n = vals
-            .iter()
-            .map(|v| match v {
-                Value::Str(s) => markup::loads(s),
-                _ => 0,
-            })
-            .max()
-            .unwrap_or(0);
-        let what = format!("markup that loads a resource, inserted by {label}");
-        match n {
-            0 => Cost::Zero,
-            1 => self.request(&what, at),
-            n => {
-                self.request(&what, at);
-                Cost::Many(format!(
-                    "{label} at {} inserts markup that loads {n} resources",
-                    self.pos(at)
-                ))
+        let mut cost = Cost::Zero;
+        for v in vals.iter() {
+            if let Value::Str(html) = v
+                && markup::may_load(html)
+            {
+                let read = markup::read(html, into);
+                let c = self.markup_read(read, label, at);
+                cost = cost.or(c);
             }
         }
+        cost
+    }
+
+    /// What read markup costs: a request per load, and what its code
+    /// (inline scripts, handlers, `javascript:` URLs) makes, analysed as
+    /// JavaScript.
+    pub(super) fn markup_read(&mut self, read: markup::Read, label: &str, at: u32) -> Cost {
+        for o in &read.opaque {
+            self.opaque(&format!("{label} with {o}"), at);
+        }
+        for u in read.urls {
+            self.urls.insert((at, u), ());
+        }
+        let mut cost = match read.loads.as_slice() {
+            [] => Cost::Zero,
+            [one] => self.request(&format!("{one} in markup inserted by {label}"), at),
+            [first, ..] => {
+                self.request(&format!("{first} in markup inserted by {label}"), at);
+                Cost::Many(format!(
+                    "{label} at {} inserts markup that loads {} resources ({})",
+                    self.pos(at),
+                    read.loads.len(),
+                    read.loads.join(", ")
+                ))
+            }
+        };
+        for code in read.code {
+            let whose = format!("in {} inserted by {label} at {}", code.what, self.pos(at));
+            let c = self.nested_in(&code.text, &whose, at);
+            let c = if code.repeats {
+                let what = code.what.clone();
+                c.repeated(|| format!("{what} may run any number of times"))
+            } else {
+                c
+            };
+            cost = cost.then(c);
+        }
+        cost
     }
 
     pub(super) fn assignment(&mut self, a: &'a AssignmentExpression<'a>) -> (Vals, Cost) {

@@ -263,13 +263,16 @@ impl<'a> Walker<'a, '_> {
         }
         let mut parts = Vec::new();
         self.shape(e, &mut parts);
-        let loads: usize = parts
+        // A part the analysis cannot read stands in as a word: `url(${u})`
+        // is a `url()` whatever `u` is.
+        let text: String = parts
             .iter()
             .map(|p| match p {
-                Part::Lit(s) => markup::css_loads(s),
-                Part::Hole => 0,
+                Part::Lit(s) => s.as_str(),
+                Part::Hole => "_",
             })
-            .sum();
+            .collect();
+        let loads = markup::css::read(&text).loads;
         self.counted("CSS that loads a `url(…)`", loads, false, at, "resources")
     }
 
@@ -488,7 +491,9 @@ impl<'a> Walker<'a, '_> {
                 // Literal markup is parsed to be put in the page; markup read
                 // from elsewhere (a fetched page) is parsed to be read.
                 let cost = match args.first() {
-                    Some(html) if html.vals.all_strings() => self.markup(&html.vals, label, at),
+                    Some(html) if html.vals.all_strings() => {
+                        self.markup_into(&html.vals, label, at, markup::Into::Parsed)
+                    }
                     _ => Cost::Zero,
                 };
                 (unknown(), cost)
@@ -627,8 +632,17 @@ impl<'a> Walker<'a, '_> {
 
     /// A string of code run in the page, analysed on its own.
     pub(super) fn nested(&mut self, code: &str, site: &CallSite) -> Cost {
-        let at = site.at;
-        let whose = format!("in the code passed to `{}` at {}", site.name, self.pos(at));
+        let whose = format!(
+            "in the code passed to `{}` at {}",
+            site.name,
+            self.pos(site.at)
+        );
+        self.nested_in(code, &whose, site.at)
+    }
+
+    /// A string of code at `at` analysed on its own; `whose` completes
+    /// what is found in it ("in the code passed to `evaluate` at 1:5").
+    pub(super) fn nested_in(&mut self, code: &str, whose: &str, at: u32) -> Cost {
         if self.depth >= MAX_NESTING {
             self.opaque(&format!("code nested too deep {whose}"), at);
             return Cost::Zero;
