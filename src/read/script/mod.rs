@@ -100,6 +100,8 @@
 mod cost;
 mod markup;
 mod model;
+
+pub(crate) use markup::is_markup;
 pub(crate) mod stack;
 mod url;
 mod value;
@@ -228,6 +230,42 @@ pub(crate) fn analyse(code: &str, env: Env) -> Result<Analysis, ParseFailure> {
             column: 1,
         })
     })
+}
+
+/// What the markup of a document loads and runs once a browser shows it
+/// (a `data:text/html` document a navigation carries, which `label` names
+/// for the model): one request per load, its scripts and handlers
+/// analysed as page code.
+/// Markup longer than [`MAX_CODE`] is opaque, as code is.
+pub(crate) fn analyse_document(html: &str, label: &str) -> Analysis {
+    let refused = |why: String| Analysis {
+        requests: Vec::new(),
+        count: Count::Zero,
+        opaque: vec![Found {
+            what: why,
+            line: 1,
+            column: 1,
+        }],
+        urls: Vec::new(),
+        unknown_hosts: Vec::new(),
+    };
+    if html.len() > MAX_CODE {
+        return refused(format!(
+            "{label}, {} KiB long; pace-hook reads documents of up to {} KiB",
+            html.len() / 1024,
+            MAX_CODE / 1024
+        ));
+    }
+    let run = || {
+        let positions = Positions::new("");
+        walk::Walker::new(Env::Page, &positions, 0, 0).document(html, label)
+    };
+    let stack = (1 << 20) + html.len() * STACK_PER_BYTE;
+    if main_stack_holds(stack) {
+        return run();
+    }
+    stack::run_on(stack, run)
+        .unwrap_or_else(|e| refused(format!("no stack to analyse {label} on: {e}")))
 }
 
 /// Whether this is the process's main thread and its stack may grow by

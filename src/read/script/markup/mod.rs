@@ -437,7 +437,7 @@ impl Reader<'_> {
 /// Whether a document of this MIME type is read as markup: HTML, XHTML,
 /// SVG and XML (a browser renders them; an XML document's tags load as
 /// HTML's do, near enough). Text, images, media and JSON load nothing.
-pub(in crate::read::script) fn is_markup(mime: &str) -> bool {
+pub(crate) fn is_markup(mime: &str) -> bool {
     let mime = mime.to_ascii_lowercase();
     !(mime == "text/plain"
         || mime == "text/css"

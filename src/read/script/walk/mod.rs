@@ -376,6 +376,19 @@ impl<'a, 'p> Walker<'a, 'p> {
                 );
             }
         }
+        self.finish(cost)
+    }
+
+    /// What a document's markup (`html`, which `label` names) loads and
+    /// runs, as one analysis.
+    pub(super) fn document(mut self, html: &str, label: &str) -> Analysis {
+        self.open_scope(true);
+        let read = markup::read(html, markup::Into::Page);
+        let cost = self.markup_read(read, label, self.base);
+        self.finish(cost)
+    }
+
+    fn finish(self, cost: Cost) -> Analysis {
         let count = match cost {
             Cost::Zero => Count::Zero,
             Cost::One(_) => Count::One,
