@@ -132,3 +132,32 @@ fn an_init_script_request_in_a_data_document_that_loads_is_a_second_request() {
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("two with no gap"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_javascript_url_whose_string_is_a_document_that_loads_twice_is_blocked() {
+    let gate = Gate::new("");
+    let navigate = |url: &str, id: &str| {
+        gate.run(&call(
+            "mcp__claude-in-chrome__navigate",
+            json!({"url": url, "tabId": 1}),
+            id,
+            "A",
+        ))
+    };
+    let out = navigate(
+        "javascript:'<img src=https://a.example/1><img src=https://a.example/2>'",
+        "two",
+    );
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("may give markup that loads"),
+        "{}",
+        stderr(&out)
+    );
+    // One image and no request in the code: one request.
+    let out = navigate(
+        "javascript:'<p>done</p><img src=https://a.example/1>'",
+        "one",
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}

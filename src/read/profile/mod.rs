@@ -576,6 +576,29 @@ pub(crate) fn strings_at(input: &Map<String, Value>, key: &str) -> Option<Vec<St
 /// paced as one, on every site the document names.
 pub(crate) fn navigation(url: &str, tab: Option<TabRef>, label: &str) -> Verdict {
     if let Some(code) = crate::read::site::script_of_url(url) {
+        // What the code gives, if a string, becomes the tab's document
+        // (`javascript:'<img src=a>'`): markup in its text counts too.
+        if code.contains('<') {
+            let document = crate::read::script::analyse_document(&code, "the `javascript:` URL");
+            let code_requests = || {
+                crate::read::script::analyse(&code, Env::Page)
+                    .map_or(true, |a| a.count != Count::Zero)
+            };
+            let twice = match document.count {
+                Count::Zero => false,
+                Count::One => !document.opaque.is_empty() || code_requests(),
+                Count::Many { .. } => true,
+            };
+            if let Some(first) = document.requests.first().filter(|_| twice) {
+                return Verdict::Block {
+                    why: format!(
+                        "the `javascript:` URL this {label} runs may give markup that loads ({}) besides what its code does",
+                        first.what
+                    ),
+                    instead: format!("Make one request per {label} call, written out plainly"),
+                };
+            }
+        }
         return script_verdict(&code, tab, label);
     }
     if let Some(why) = document_blocks(url, label) {

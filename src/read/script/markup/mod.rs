@@ -182,6 +182,12 @@ impl Reader<'_> {
                             stack.pop();
                         }
                     }
+                    // In HTML the tree builder reads `<image>` as `<img>`.
+                    let name = if html_here && name == "image" {
+                        "img".to_owned()
+                    } else {
+                        name
+                    };
                     let foreign_el = !html_here || matches!(name.as_str(), "svg" | "math");
                     if inert == 0 {
                         self.element(&name, &attrs, depth);
@@ -307,9 +313,13 @@ impl Reader<'_> {
             let reach = reach_absolute(value);
             if let Some(Reach::Script(code)) = &reach {
                 // A `javascript:` URL, in any attribute: counted as if it
-                // runs (a link's on a click, a frame's at once).
+                // runs (a link's on a click, a frame's at once). What it
+                // gives, if a string, becomes the frame's document
+                // (`javascript:'<img src=a>'`): markup in its text counts.
+                let what = format!("a `javascript:` URL in `<{name} {attr}>`");
+                self.nested(code, &what, depth);
                 self.out.code.push(Code {
-                    what: format!("a `javascript:` URL in `<{name} {attr}>`"),
+                    what,
                     text: code.clone(),
                     repeats: false,
                 });

@@ -82,6 +82,9 @@ pub(in crate::read::script) const LOADS: &[Load] = &[
     Load(&["object"], "data", Frame, Always, 0),
     Load(&["embed"], "src", Frame, Always, 0),
     Load(&["script"], "src", Script, Always, 0),
+    // SVG's `<script>` names its file with `href`.
+    Load(&["script"], "href", Script, Always, 0),
+    Load(&["script"], "xlink:href", Script, Always, 0),
     Load(&["link"], "href", Url, RelLoads, 0),
     Load(&["link"], "imagesrcset", Url, RelLoads, 0),
     Load(&["input"], "src", Url, Type("image"), 0),
