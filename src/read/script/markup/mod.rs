@@ -63,6 +63,10 @@ pub(in crate::read::script) struct Read {
     pub(in crate::read::script) opaque: Vec<String>,
     /// The absolute URLs it loads or bases others on, as written.
     pub(in crate::read::script) urls: Vec<String>,
+    /// It ends inside a tag, a comment or an element's text (`<img src=`,
+    /// `<script>fetch(a)`): written by `document.write`, the next write
+    /// goes on from there, so it is not read alone.
+    pub(in crate::read::script) unfinished: bool,
 }
 
 /// Where the markup goes.
@@ -157,6 +161,8 @@ impl Reader<'_> {
         // `<template>`s open in HTML: their content is inert.
         let mut inert = 0u32;
         let mut collect: Option<Collect> = None;
+        // The element whose text the tokenizer is reading (`<textarea>`).
+        let mut raw: Option<String> = None;
         while let Some(Ok(token)) = tokens.next() {
             let in_foreign = stack.last().is_some_and(|o| o.foreign);
             match token {
@@ -224,6 +230,7 @@ impl Reader<'_> {
                         });
                     }
                     if !foreign_el && let Some(state) = text_state(&name, self.into == Into::Page) {
+                        raw = Some(name.clone());
                         tokens.set_state(match state {
                             TextState::Rcdata => State::RcData,
                             TextState::Rawtext => State::RawText,
@@ -234,6 +241,9 @@ impl Reader<'_> {
                 }
                 Token::EndTag(tag) => {
                     let name = lossy(&tag.name);
+                    if raw.as_ref() == Some(&name) {
+                        raw = None;
+                    }
                     if collect.as_ref().is_some_and(|c| c.name == name) {
                         let c = collect.take().expect("checked");
                         self.text(c, depth);
@@ -246,11 +256,30 @@ impl Reader<'_> {
                         }
                     }
                 }
-                Token::Comment(_) | Token::Doctype(_) | Token::Error(_) => {}
+                Token::Error(e) => {
+                    use html5gum::Error as E;
+                    if depth == 0
+                        && matches!(
+                            e.value,
+                            E::EofBeforeTagName
+                                | E::EofInCdata
+                                | E::EofInComment
+                                | E::EofInDoctype
+                                | E::EofInScriptHtmlCommentLikeText
+                                | E::EofInTag
+                        )
+                    {
+                        self.out.unfinished = true;
+                    }
+                }
+                Token::Comment(_) | Token::Doctype(_) => {}
             }
             foreign.set(stack.last().is_some_and(|o| o.foreign));
         }
         // A text element the input ends in still runs what it holds.
+        if depth == 0 && (collect.is_some() || raw.is_some()) {
+            self.out.unfinished = true;
+        }
         if let Some(c) = collect.take() {
             self.text(c, depth);
         }

@@ -291,3 +291,10 @@ pub(in crate::read::script) fn text_state(tag: &str, scripting: bool) -> Option<
         _ => return None,
     })
 }
+
+/// Whether markup inserted by `label` goes on where the last left off: a
+/// document's parser, fed by `document.write`, reads each write after the
+/// one before.
+pub(in crate::read::script) fn markup_continues(label: &str) -> bool {
+    label == "`document.write`"
+}

@@ -482,6 +482,7 @@ pub(super) use dom::{
     is_event_handler, is_frame_index, loads_document, text_is_code, url_assigned,
 };
 pub(super) use language::{FnMember, UNDEFINED, function_member, is_callee, is_constructor};
+pub(super) use markup::markup_continues;
 pub(super) use navigation::{assigned_global, assigned_obj};
 pub(super) use network::IMPORT;
 pub(super) use node::{MODULE_IMPORT, imports_modules};

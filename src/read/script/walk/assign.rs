@@ -92,6 +92,12 @@ impl<'a> Walker<'a, '_> {
         for o in &read.opaque {
             self.opaque(&format!("{label} with {o}"), at);
         }
+        if read.unfinished && model::markup_continues(label) {
+            self.opaque(
+                &format!("{label} with markup that ends inside a tag, a comment or a script, which the next write goes on from"),
+                at,
+            );
+        }
         for u in read.urls {
             self.urls.insert((at, u), ());
         }
