@@ -85,6 +85,27 @@ impl<'a> Walker<'a, '_> {
         cost
     }
 
+    /// The markup documents of the `data:` URLs among `vals`, handed to
+    /// `label` at `at` (`page.goto('data:text/html,…')`): what they load,
+    /// the largest of them. A `data:` body that is not markup loads
+    /// nothing.
+    pub(super) fn data_documents(&mut self, vals: &Vals, label: &str, at: u32) -> Cost {
+        let mut cost = Cost::Zero;
+        for v in vals.iter() {
+            if let Value::Str(url) = v
+                && let Some(Some((mime, body))) = crate::read::url::data_document(url)
+                && markup::is_markup(&mime)
+                && markup::may_load(&body)
+            {
+                let read = markup::read(&body, markup::Into::Page);
+                let what = format!("the `data:` document given to {label}");
+                let c = self.markup_read(read, &what, at);
+                cost = cost.or(c);
+            }
+        }
+        cost
+    }
+
     /// What read markup costs: a request per load, and what its code
     /// (inline scripts, handlers, `javascript:` URLs) makes, analysed as
     /// JavaScript.

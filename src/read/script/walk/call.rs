@@ -123,10 +123,12 @@ impl<'a> Walker<'a, '_> {
         let at = site.at;
         match f {
             Value::Sink(sink) => {
+                let mut document = Cost::Zero;
                 if let Some(first) = args.first() {
                     self.code_url(&first.vals, sink.label, at, sink.loads);
+                    document = self.data_documents(&first.vals, sink.label, at);
                 }
-                let c = self.request(sink.label, at);
+                let c = self.request(sink.label, at).then(document);
                 let ret = match sink.returns {
                     model::Returns::Window => Value::Global,
                     model::Returns::Data if site.new => Value::Plain,
