@@ -17,11 +17,15 @@
 //! to `cssparser` ([`css`]). What each element and attribute loads is the
 //! table in `model/markup.rs`.
 //!
-//! html5gum rather than html5ever's tokenizer: html5gum has no dependencies
-//! (html5ever's brings `markup5ever`, `string_cache`, `tendril` and `phf`,
-//! with a static atom table), adds about 100 KB to the binary, and starts
-//! with nothing to build; both follow the same standard and pass the same
-//! tests, and both are maintained.
+//! html5gum rather than html5ever's tokenizer: both follow the standard and
+//! pass html5lib's tokenizer tests, and both are maintained (html5ever by
+//! Servo); html5gum has no dependencies, where html5ever's tokenizer brings
+//! `markup5ever`, `string_cache` (a static atom table), `tendril`, `phf`
+//! and `log`, and its own named-reference table. Neither is free at start:
+//! each table of the 2,231 named character references is pointers, which
+//! the loader relocates in every process (html5gum's: about 4,500
+//! relocations; see docs/BENCHMARKS.md). html5gum and cssparser add about
+//! 480 KB to the release binary.
 //!
 //! The count errs high where the standard is not followed all the way: an
 //! inline script or handler is read as if it runs (one written by
