@@ -330,6 +330,21 @@ macro_rules! first_error {
 }
 
 fn analyse_nested(code: &str, env: Env, depth: u32) -> Result<Analysis, ParseFailure> {
+    analyse_with(code, env, depth, false)
+}
+
+/// An event handler's code (`<img onerror="…">`), where `this` is the
+/// element, not the global object.
+fn analyse_handler(code: &str, depth: u32) -> Result<Analysis, ParseFailure> {
+    analyse_with(code, Env::Page, depth, true)
+}
+
+fn analyse_with(
+    code: &str,
+    env: Env,
+    depth: u32,
+    element_this: bool,
+) -> Result<Analysis, ParseFailure> {
     let positions = Positions::new(code);
     let allocator = Allocator::default();
     let wrapped = format!("{PREFIX}{code}{SUFFIX}");
@@ -350,7 +365,8 @@ fn analyse_nested(code: &str, env: Env, depth: u32) -> Result<Analysis, ParseFai
         let program = allocator.alloc(body.program);
         match wrapper(&program.body, wrapped.len()) {
             Ok(function) => {
-                let walker = walk::Walker::new(env, &positions, PREFIX.len() as u32, depth);
+                let walker = walk::Walker::new(env, &positions, PREFIX.len() as u32, depth)
+                    .element_this(element_this);
                 return Ok(walker.run(walk::Root::Body(function)));
             }
             Err(offset) => Some(positions.failure(
@@ -372,7 +388,8 @@ fn analyse_nested(code: &str, env: Env, depth: u32) -> Result<Analysis, ParseFai
                 expr,
                 Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_)
             ) {
-                let walker = walk::Walker::new(env, &positions, 0, depth);
+                let walker =
+                    walk::Walker::new(env, &positions, 0, depth).element_this(element_this);
                 return Ok(walker.run(walk::Root::Function(expr)));
             }
             Err(body_error.expect("a body that parsed returned above"))

@@ -54,6 +54,8 @@ pub(in crate::read::script) struct Code {
     pub(in crate::read::script) text: String,
     /// It may run any number of times (an `onclick`).
     pub(in crate::read::script) repeats: bool,
+    /// An event handler, whose `this` is its element.
+    pub(in crate::read::script) handler: bool,
 }
 
 /// What markup loads and runs.
@@ -305,6 +307,7 @@ impl Reader<'_> {
                 what: "an inline `<script>`".to_owned(),
                 text: c.body,
                 repeats: false,
+                handler: false,
             }),
             Text::Css => self.css(&c.body, "`<style>`"),
         }
@@ -332,6 +335,7 @@ impl Reader<'_> {
                     what: format!("the `{attr}` handler of a `<{name}>`"),
                     text: value.clone(),
                     repeats: !handler_runs_once(attr),
+                    handler: true,
                 });
                 continue;
             }
@@ -355,6 +359,7 @@ impl Reader<'_> {
                     what,
                     text: code.clone(),
                     repeats: false,
+                    handler: false,
                 });
                 continue;
             }
@@ -436,6 +441,7 @@ impl Reader<'_> {
                         what: format!("the `data:` script of {what}"),
                         text: body,
                         repeats: false,
+                        handler: false,
                     }),
                     (_, Some((mime, body))) => {
                         if is_markup(&mime) {

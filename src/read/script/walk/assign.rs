@@ -137,7 +137,7 @@ impl<'a> Walker<'a, '_> {
         };
         for code in read.code {
             let whose = format!("in {} inserted by {label} at {}", code.what, self.pos(at));
-            let c = self.nested_in(&code.text, &whose, at);
+            let c = self.nested_in(&code.text, &whose, at, code.handler);
             let c = if code.repeats {
                 let what = code.what.clone();
                 c.repeated(|| format!("{what} may run any number of times"))

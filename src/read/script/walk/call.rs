@@ -639,17 +639,23 @@ impl<'a> Walker<'a, '_> {
             site.name,
             self.pos(site.at)
         );
-        self.nested_in(code, &whose, site.at)
+        self.nested_in(code, &whose, site.at, false)
     }
 
     /// A string of code at `at` analysed on its own; `whose` completes
     /// what is found in it ("in the code passed to `evaluate` at 1:5").
-    pub(super) fn nested_in(&mut self, code: &str, whose: &str, at: u32) -> Cost {
+    /// A `handler`'s `this` is its element.
+    pub(super) fn nested_in(&mut self, code: &str, whose: &str, at: u32, handler: bool) -> Cost {
         if self.depth >= MAX_NESTING {
             self.opaque(&format!("code nested too deep {whose}"), at);
             return Cost::Zero;
         }
-        match crate::read::script::analyse_nested(code, Env::Page, self.depth + 1) {
+        let analysis = if handler {
+            crate::read::script::analyse_handler(code, self.depth + 1)
+        } else {
+            crate::read::script::analyse_nested(code, Env::Page, self.depth + 1)
+        };
+        match analysis {
             Err(failure) => {
                 self.opaque(
                     &format!("code that does not parse ({}) {whose}", failure.message),

@@ -22,6 +22,7 @@ impl<'a> Walker<'a, '_> {
             }
             Expression::TemplateLiteral(t) => self.template(t),
             Expression::Identifier(id) => (self.read(id.name.as_str()), Cost::Zero),
+            Expression::ThisExpression(_) if self.element_this => (Vals::unknown(), Cost::Zero),
             Expression::ThisExpression(_) => (Vals::of(Value::Global), Cost::Zero),
             Expression::ArrayExpression(a) => {
                 let mut cost = Cost::Zero;

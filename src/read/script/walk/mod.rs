@@ -313,6 +313,9 @@ pub(super) struct Walker<'a, 'p> {
     reads: Reads,
     /// Something this round had already read changed after the read.
     stale: bool,
+    /// `this` is an element (an event handler's code), not the global
+    /// object.
+    element_this: bool,
 }
 
 impl<'a, 'p> Walker<'a, 'p> {
@@ -340,7 +343,14 @@ impl<'a, 'p> Walker<'a, 'p> {
             changed: false,
             reads: Reads::default(),
             stale: false,
+            element_this: false,
         }
+    }
+
+    /// The walker of an event handler's code: `this` is its element.
+    pub(super) fn element_this(mut self, yes: bool) -> Self {
+        self.element_this = yes;
+        self
     }
 
     /// Walk until nothing changes, then report.
