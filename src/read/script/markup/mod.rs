@@ -373,6 +373,10 @@ impl Reader<'_> {
                 When::RelLoads => get("rel").is_some_and(rel_loads),
                 When::NoSrcdoc => get("srcdoc").is_none(),
                 When::External => !value.starts_with('#'),
+                When::AnimatesUrl => get("attributename").is_some_and(|n| {
+                    let n = n.trim();
+                    n.eq_ignore_ascii_case("href") || n.eq_ignore_ascii_case("xlink:href")
+                }),
             };
             if !holds {
                 continue;

@@ -44,6 +44,9 @@ pub(in crate::read::script) enum When {
     NoSrcdoc,
     /// When the URL is not a reference into the same document (`#id`).
     External,
+    /// When the element animates a URL attribute (SVG's `<set
+    /// attributeName=href>`): the values it sets load.
+    AnimatesUrl,
 }
 
 /// One attribute of some elements: `Load(tags, attribute, what, when,
@@ -102,6 +105,10 @@ pub(in crate::read::script) const LOADS: &[Load] = &[
     Load(&["image", "feimage"], "xlink:href", Url, Always, 0),
     Load(&["use"], "href", Url, External, 0),
     Load(&["use"], "xlink:href", Url, External, 0),
+    // SMIL sets an image's `href` to each value it animates through.
+    Load(&["set", "animate"], "to", Url, AnimatesUrl, 0),
+    Load(&["animate"], "from", Url, AnimatesUrl, 1),
+    Load(&["animate"], "values", Url, AnimatesUrl, 2),
 ];
 
 /// Elements whose text is code or CSS.
