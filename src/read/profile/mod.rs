@@ -731,10 +731,7 @@ pub(crate) fn data_document(url: &str) -> Option<crate::read::script::Analysis> 
     if !crate::read::script::is_markup(&mime) {
         return None;
     }
-    Some(crate::read::script::analyse_document(
-        &body,
-        "a `data:` document",
-    ))
+    Some(crate::read::script::analyse_document(&body, "the document"))
 }
 
 /// Why navigating to `url` makes more than one request, or runs code

@@ -252,7 +252,7 @@ impl Reader<'_> {
                     }
                     if collect.as_ref().is_some_and(|c| c.name == name) {
                         let c = collect.take().expect("checked");
-                        self.text(c, depth);
+                        self.text(c);
                     }
                     if let Some(i) = stack.iter().rposition(|o| o.name == name) {
                         for o in stack.drain(i..) {
@@ -287,12 +287,12 @@ impl Reader<'_> {
             self.out.unfinished = true;
         }
         if let Some(c) = collect.take() {
-            self.text(c, depth);
+            self.text(c);
         }
     }
 
     /// The text of a `<script>` or `<style>`, at its end.
-    fn text(&mut self, c: Collect, depth: u32) {
+    fn text(&mut self, c: Collect) {
         if c.rules {
             self.out
                 .opaque
@@ -311,7 +311,6 @@ impl Reader<'_> {
             }),
             Text::Css => self.css(&c.body, "`<style>`"),
         }
-        let _ = depth;
     }
 
     fn css(&mut self, text: &str, what: &str) {
@@ -332,7 +331,7 @@ impl Reader<'_> {
         for (attr, value) in attrs {
             if attr.starts_with("on") && attr.len() > 2 {
                 self.out.code.push(Code {
-                    what: format!("the `{attr}` handler of a `<{name}>`"),
+                    what: format!("the `{attr}` handler of `<{name}>`"),
                     text: value.clone(),
                     repeats: !handler_runs_once(attr),
                     handler: true,

@@ -78,7 +78,7 @@ impl<'a> Walker<'a, '_> {
                 && markup::may_load(html)
             {
                 let read = markup::read(html, into);
-                let c = self.markup_read(read, label, at);
+                let c = self.markup_read(read, label, at, true);
                 cost = cost.or(c);
             }
         }
@@ -99,7 +99,7 @@ impl<'a> Walker<'a, '_> {
             {
                 let read = markup::read(&body, markup::Into::Page);
                 let what = format!("the `data:` document given to {label}");
-                let c = self.markup_read(read, &what, at);
+                let c = self.markup_read(read, &what, at, true);
                 cost = cost.or(c);
             }
         }
@@ -109,7 +109,15 @@ impl<'a> Walker<'a, '_> {
     /// What read markup costs: a request per load, and what its code
     /// (inline scripts, handlers, `javascript:` URLs) makes, analysed as
     /// JavaScript.
-    pub(super) fn markup_read(&mut self, read: markup::Read, label: &str, at: u32) -> Cost {
+    /// `placed`: the markup is inserted by code at `at` (`innerHTML = …`),
+    /// not a document of its own.
+    pub(super) fn markup_read(
+        &mut self,
+        read: markup::Read,
+        label: &str,
+        at: u32,
+        placed: bool,
+    ) -> Cost {
         for o in &read.opaque {
             self.opaque(&format!("{label} with {o}"), at);
         }
@@ -124,19 +132,23 @@ impl<'a> Walker<'a, '_> {
         }
         let mut cost = match read.loads.as_slice() {
             [] => Cost::Zero,
-            [one] => self.request(&format!("{one} in markup inserted by {label}"), at),
+            [one] => self.request(&format!("{one} in the markup of {label}"), at),
             [first, ..] => {
-                self.request(&format!("{first} in markup inserted by {label}"), at);
+                self.request(&format!("{first} in the markup of {label}"), at);
+                let does = if placed {
+                    format!("{label} at {} inserts markup that loads", self.pos(at))
+                } else {
+                    format!("{label} loads")
+                };
                 Cost::Many(format!(
-                    "{label} at {} inserts markup that loads {} resources ({})",
-                    self.pos(at),
+                    "{does} {} resources ({})",
                     read.loads.len(),
                     read.loads.join(", ")
                 ))
             }
         };
         for code in read.code {
-            let whose = format!("in {} inserted by {label} at {}", code.what, self.pos(at));
+            let whose = format!("in {} in the markup of {label}", code.what);
             let c = self.nested_in(&code.text, &whose, at, code.handler);
             let c = if code.repeats {
                 let what = code.what.clone();

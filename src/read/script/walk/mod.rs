@@ -394,7 +394,7 @@ impl<'a, 'p> Walker<'a, 'p> {
     pub(super) fn document(mut self, html: &str, label: &str) -> Analysis {
         self.open_scope(true);
         let read = markup::read(html, markup::Into::Page);
-        let cost = self.markup_read(read, label, self.base);
+        let cost = self.markup_read(read, label, self.base, false);
         self.finish(cost)
     }
 
