@@ -177,3 +177,18 @@ fn script_markup_names_the_sites_it_loads_from() {
     );
     assert_eq!(r.urls, ["https://base.example/", "https://img.example/a"]);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any text, markup-like or not, is read without a panic, alone and
+    /// inside markup.
+    #[test]
+    fn script_markup_any_input_is_read(s in "[<>/=\"'&#;a-z! \\[\\]-]{0,60}") {
+        let _ = read(&s, Into::Page);
+        let _ = read(&s, Into::Parsed);
+        let _ = super::css::read(&s);
+        let closed = format!("<p>{s}<!-- -->\"'></script></style></textarea></title></template></svg></math>--><img src=/x>");
+        let _ = read(&closed, Into::Page);
+    }
+}
