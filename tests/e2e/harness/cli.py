@@ -162,6 +162,10 @@ class Cli:
             "--allowedTools",
             *self.allowed,
         ]
+        return self.launch(cmd)
+
+    def launch(self, cmd):
+        """Start the CLI in the project, its output in files."""
         self.started = time.time()
         self.proc = subprocess.Popen(
             cmd,
