@@ -24,8 +24,8 @@
 //! and `log`, and its own named-reference table. Neither is free at start:
 //! each table of the 2,231 named character references is pointers, which
 //! the loader relocates in every process (html5gum's: about 4,500
-//! relocations; see docs/BENCHMARKS.md). html5gum and cssparser add about
-//! 480 KB to the release binary.
+//! relocations, about 100 k instructions per process; see docs/BENCHMARKS.md).
+//! html5gum and cssparser add about 490 KB to the release binary.
 //!
 //! The count errs high where the standard is not followed all the way: an
 //! inline script or handler is read as if it runs (one written by
