@@ -683,7 +683,8 @@ pub(crate) fn navigation(url: &str, tab: Option<TabRef>, label: &str) -> Verdict
         // What the code gives, if a string, becomes the tab's document
         // (`javascript:'<img src=a>'`): markup in its text counts too.
         if code.contains('<') {
-            let document = crate::read::script::analyse_document(&code, "the `javascript:` URL");
+            let document =
+                crate::read::script::analyse_document(&code, "the `javascript:` URL", false);
             let code_requests = || {
                 crate::read::script::analyse(&code, Env::Page)
                     .map_or(true, |a| a.count != Count::Zero)
@@ -731,7 +732,11 @@ pub(crate) fn data_document(url: &str) -> Option<crate::read::script::Analysis> 
     if !crate::read::script::is_markup(&mime) {
         return None;
     }
-    Some(crate::read::script::analyse_document(&body, "the document"))
+    Some(crate::read::script::analyse_document(
+        &body,
+        "the document",
+        true,
+    ))
 }
 
 /// Why navigating to `url` makes more than one request, or runs code

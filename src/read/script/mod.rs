@@ -237,7 +237,9 @@ pub(crate) fn analyse(code: &str, env: Env) -> Result<Analysis, ParseFailure> {
 /// for the model): one request per load, its scripts and handlers
 /// analysed as page code.
 /// Markup longer than [`MAX_CODE`] is opaque, as code is.
-pub(crate) fn analyse_document(html: &str, label: &str) -> Analysis {
+/// `data_base`: the document is a `data:` URL's, whose relative URLs load
+/// nothing.
+pub(crate) fn analyse_document(html: &str, label: &str, data_base: bool) -> Analysis {
     let refused = |why: String| Analysis {
         requests: Vec::new(),
         count: Count::Zero,
@@ -258,7 +260,7 @@ pub(crate) fn analyse_document(html: &str, label: &str) -> Analysis {
     }
     let run = || {
         let positions = Positions::new("");
-        walk::Walker::new(Env::Page, &positions, 0, 0).document(html, label)
+        walk::Walker::new(Env::Page, &positions, 0, 0).document(html, label, data_base)
     };
     let stack = (1 << 20) + html.len() * STACK_PER_BYTE;
     if main_stack_holds(stack) {

@@ -99,11 +99,23 @@ pub(in crate::read::script) fn may_load(html: &str) -> bool {
 
 /// What `html` loads and runs once inserted `into` a document.
 pub(in crate::read::script) fn read(html: &str, into: Into) -> Read {
+    read_based(html, into, false)
+}
+
+/// What `html` loads and runs as a `data:` document: its base URL is the
+/// `data:` URL, against which a relative URL resolves to nothing (until a
+/// `<base>` names an absolute one).
+pub(in crate::read::script) fn read_data_document(html: &str) -> Read {
+    read_based(html, Into::Page, true)
+}
+
+fn read_based(html: &str, into: Into, data_base: bool) -> Read {
     let mut out = Read::default();
     if may_load(html) {
         Reader {
             out: &mut out,
             into,
+            data_base,
         }
         .document(html, 0);
     }
@@ -132,6 +144,9 @@ impl ForwardingEmitter for Emit {
 struct Reader<'o> {
     out: &'o mut Read,
     into: Into,
+    /// The document's base URL is a `data:` URL: relative URLs load
+    /// nothing.
+    data_base: bool,
 }
 
 /// An open element the reader keeps: foreign ones (SVG, MathML), and the
@@ -384,6 +399,9 @@ impl Reader<'_> {
             let loads = match row.2 {
                 Fetch::OnAction => false,
                 Fetch::Base => {
+                    if reach.is_some() {
+                        self.data_base = false;
+                    }
                     if matches!(reach, Some(Reach::Host(_) | Reach::Unreadable { .. })) {
                         self.out.urls.push(value.to_owned());
                     }
@@ -448,7 +466,9 @@ impl Reader<'_> {
                     }),
                     (_, Some((mime, body))) => {
                         if is_markup(&mime) {
+                            let outer = std::mem::replace(&mut self.data_base, true);
                             self.nested(&body, what, depth);
+                            self.data_base = outer;
                         } else if *unreadable {
                             self.out
                                 .opaque
@@ -458,6 +478,8 @@ impl Reader<'_> {
                 }
                 false
             }
+            // Relative to a `data:` URL: no URL at all.
+            None if self.data_base => false,
             other => {
                 self.url(value, other);
                 true

@@ -145,14 +145,36 @@ fn script_markup_scripts_handlers_and_styles_are_read() {
 fn script_markup_data_documents_and_scripts_are_read() {
     assert_eq!(loads("<img src='data:image/png;base64,AAAA'>"), 0);
     assert_eq!(
-        loads("<iframe src='data:text/html,<img src=a><img src=b>'></iframe>"),
+        loads(
+            "<iframe src='data:text/html,<img src=https://a.example/><img src=https://b.example/>'></iframe>"
+        ),
         2
     );
     assert_eq!(
-        loads("<iframe src='data:text/html;base64,PGltZyBzcmM9YT48aW1nIHNyYz1iPg=='></iframe>"),
+        loads(
+            "<iframe src='data:text/html;base64,PGltZyBzcmM9aHR0cHM6Ly9hLmV4YW1wbGUvPjxpbWcgc3JjPWh0dHBzOi8vYi5leGFtcGxlLz4='></iframe>"
+        ),
         2
     );
     assert_eq!(code("<script src='data:,fetch(a)'></script>"), ["fetch(a)"]);
+    // A `data:` document's relative URLs resolve to nothing, until a
+    // `<base>` names an absolute one.
+    assert_eq!(
+        loads("<iframe src='data:text/html,<img src=/a><img src=/b>'></iframe>"),
+        0
+    );
+    assert_eq!(
+        super::read_data_document("<img src=/a><img src=https://b.example/>")
+            .loads
+            .len(),
+        1
+    );
+    assert_eq!(
+        super::read_data_document("<base href=https://b.example/><img src=/a><img src=/b>")
+            .loads
+            .len(),
+        2
+    );
     assert_eq!(loads("<iframe src=about:blank></iframe>"), 0);
     assert!(
         !page("<script src='blob:https://a.example/x'></script>")

@@ -97,7 +97,7 @@ impl<'a> Walker<'a, '_> {
                 && markup::is_markup(&mime)
                 && markup::may_load(&body)
             {
-                let read = markup::read(&body, markup::Into::Page);
+                let read = markup::read_data_document(&body);
                 let what = format!("the `data:` document given to {label}");
                 let c = self.markup_read(read, &what, at, true);
                 cost = cost.or(c);

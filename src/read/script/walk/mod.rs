@@ -425,9 +425,14 @@ impl<'a, 'p> Walker<'a, 'p> {
 
     /// What a document's markup (`html`, which `label` names) loads and
     /// runs, as one analysis.
-    pub(super) fn document(mut self, html: &str, label: &str) -> Analysis {
+    /// `data_base`: a `data:` document, whose relative URLs load nothing.
+    pub(super) fn document(mut self, html: &str, label: &str, data_base: bool) -> Analysis {
         self.open_scope(true);
-        let read = markup::read(html, markup::Into::Page);
+        let read = if data_base {
+            markup::read_data_document(html)
+        } else {
+            markup::read(html, markup::Into::Page)
+        };
         let cost = self.markup_read(read, label, self.base, false);
         self.finish(cost)
     }
