@@ -13,6 +13,7 @@
 mod common;
 
 mod backoff;
+mod documents;
 mod failures;
 mod profiles;
 mod scenario;

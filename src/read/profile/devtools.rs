@@ -368,6 +368,14 @@ fn navigate_page(call: &Call<'_>, page: TabRef) -> Verdict {
     let Some(code) = str_at(input, "initScript") else {
         return Verdict::Pace { target, label };
     };
+    if let Some(why) = url.and_then(|u| init_script_beside_document(code, u)) {
+        return Verdict::Block {
+            why,
+            instead:
+                "Navigate first, then make the script's request in its own evaluate_script call"
+                    .to_owned(),
+        };
+    }
     if let Some(why) = init_script_doubles(code, &target) {
         return Verdict::Block {
             why,
@@ -402,6 +410,19 @@ fn navigate_page(call: &Call<'_>, page: TabRef) -> Verdict {
         }
         other => other,
     }
+}
+
+/// Why an `initScript` that makes a request, run in a `data:` document
+/// that loads something itself, makes two with no gap between them.
+fn init_script_beside_document(code: &str, url: &str) -> Option<String> {
+    let document = super::data_document(url)?;
+    let first = document.requests.first()?;
+    let analysis = crate::read::script::analyse(code, crate::read::script::Env::Page).ok()?;
+    let request = analysis.requests.first()?;
+    Some(format!(
+        "its initScript makes a request ({} at {}:{}) in a `data:` document that loads something too ({}): two with no gap",
+        request.what, request.line, request.column, first.what
+    ))
 }
 
 /// Why an `initScript` makes a second request to the site its navigation

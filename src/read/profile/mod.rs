@@ -673,16 +673,88 @@ pub(crate) fn strings_at(input: &Map<String, Value>, key: &str) -> Option<Vec<St
 
 /// A navigation to `url` (moving `tab` if given), or the script a
 /// `javascript:` URL runs.
+///
+/// A `data:` document makes no request by itself; what its markup loads
+/// and its scripts fetch does, read as the page would load it: more than
+/// one request, or code pace-hook cannot see into, blocks; else the call is
+/// paced as one, on every site the document names.
 pub(crate) fn navigation(url: &str, tab: Option<TabRef>, label: &str) -> Verdict {
-    match crate::read::site::script_of_url(url) {
-        Some(code) => script_verdict(&code, tab, label),
-        None => Verdict::Pace {
-            target: Target::Url {
-                url: url.to_owned(),
-                tab,
-            },
-            label: label.to_owned(),
+    if let Some(code) = crate::read::site::script_of_url(url) {
+        // What the code gives, if a string, becomes the tab's document
+        // (`javascript:'<img src=a>'`): markup in its text counts too.
+        if code.contains('<') {
+            let document =
+                crate::read::script::analyse_document(&code, "the `javascript:` URL", false);
+            let code_requests = || {
+                crate::read::script::analyse(&code, Env::Page)
+                    .map_or(true, |a| a.count != Count::Zero)
+            };
+            let twice = match document.count {
+                Count::Zero => false,
+                Count::One => !document.opaque.is_empty() || code_requests(),
+                Count::Many { .. } => true,
+            };
+            if let Some(first) = document.requests.first().filter(|_| twice) {
+                return Verdict::Block {
+                    why: format!(
+                        "the `javascript:` URL this {label} runs may give markup that loads ({}) besides what its code does",
+                        first.what
+                    ),
+                    instead: format!("Make one request per {label} call, written out plainly"),
+                };
+            }
+        }
+        return script_verdict(&code, tab, label);
+    }
+    if let Some(why) = document_blocks(url, label) {
+        return Verdict::Block {
+            why,
+            instead: format!(
+                "Navigate to a document that loads at most one thing, or load each resource in its own {label} call"
+            ),
+        };
+    }
+    Verdict::Pace {
+        target: Target::Url {
+            url: url.to_owned(),
+            tab,
         },
+        label: label.to_owned(),
+    }
+}
+
+/// The analysis of the markup document a `data:` URL carries; `None` for
+/// any other URL, or a `data:` body that is not markup (text, an image),
+/// which loads nothing. A body that does not decode is left to the URL's
+/// reach, which paces it on every known site.
+pub(crate) fn data_document(url: &str) -> Option<crate::read::script::Analysis> {
+    let (mime, body) = crate::read::url::data_document(url)??;
+    if !crate::read::script::is_markup(&mime) {
+        return None;
+    }
+    Some(crate::read::script::analyse_document(
+        &body,
+        "the document",
+        true,
+    ))
+}
+
+/// Why navigating to `url` makes more than one request, or runs code
+/// pace-hook cannot see into: for a `data:` document only.
+fn document_blocks(url: &str, label: &str) -> Option<String> {
+    let analysis = data_document(url)?;
+    if !analysis.opaque.is_empty() {
+        let places: Vec<&str> = analysis.opaque.iter().map(|f| f.what.as_str()).collect();
+        return Some(format!(
+            "the `data:` document this {label} opens runs code pace-hook cannot count requests in: {}",
+            places.join("; ")
+        ));
+    }
+    match analysis.count {
+        Count::Many { why } => Some(format!(
+            "the `data:` document this {label} opens can start more than one request: {why}"
+        )),
+        _ => None,
     }
 }
 

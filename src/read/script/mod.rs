@@ -44,16 +44,22 @@
 //!   as a literal (`window['fetch']` is `fetch`; `window['fe' + 'tch']` is
 //!   opaque), `eval`, `Function` and anything reached through
 //!   `.constructor`, a timer given anything but a known function, markup or a
-//!   `document.write` the analysis cannot read or that runs code (an inline
-//!   handler, a `javascript:` URL, an inline script), a created script's code,
+//!   `document.write` the analysis cannot read, a created script's code,
 //!   workers and imports from `data:`/`blob:` or unreadable URLs, property
 //!   descriptors (their setters load), and the global object or `location`,
 //!   `history`, `navigator` handed to code the analysis does not see (to read
 //!   its keys or log it is fine).
-//! - Markup counts one load per loading tag, CSS one per `url(` and
-//!   `@import`; `DOMParser` documents are inert, so only literal markup
-//!   parsed there (which is parsed to be inserted) counts, and their nodes
-//!   put in the page, when their markup is not known, are opaque.
+//! - Markup is tokenized as the HTML Standard does (`markup`, with
+//!   `html5gum`) and counts one load per element and attribute that loads
+//!   (the table in `model/markup.rs`: `<video src poster>` is two), CSS
+//!   (`cssparser`) one per `url()`, `@import` and `image-set()`; the code
+//!   markup runs (inline scripts, `on…` handlers, `javascript:` URLs,
+//!   `data:` scripts, and the markup of `srcdoc` and `data:` frames) is
+//!   analysed with it, a handler that may run many times (`onclick`) as
+//!   repeating. `<template>` content is inert; `DOMParser` documents are
+//!   too, so only literal markup parsed there (which is parsed to be
+//!   inserted) counts, and their nodes put in the page, when their markup
+//!   is not known, are opaque.
 //! - A string of code passed to Playwright's `evaluate` is analysed as page
 //!   code; Node's module loaders (`require`, `import('node:…')`, `process`)
 //!   are opaque on the Playwright server.
@@ -100,6 +106,8 @@
 mod cost;
 mod markup;
 mod model;
+
+pub(crate) use markup::is_markup;
 pub(crate) mod stack;
 mod url;
 mod value;
@@ -230,6 +238,44 @@ pub(crate) fn analyse(code: &str, env: Env) -> Result<Analysis, ParseFailure> {
     })
 }
 
+/// What the markup of a document loads and runs once a browser shows it
+/// (a `data:text/html` document a navigation carries, which `label` names
+/// for the model): one request per load, its scripts and handlers
+/// analysed as page code.
+/// Markup longer than [`MAX_CODE`] is opaque, as code is.
+/// `data_base`: the document is a `data:` URL's, whose relative URLs load
+/// nothing.
+pub(crate) fn analyse_document(html: &str, label: &str, data_base: bool) -> Analysis {
+    let refused = |why: String| Analysis {
+        requests: Vec::new(),
+        count: Count::Zero,
+        opaque: vec![Found {
+            what: why,
+            line: 1,
+            column: 1,
+        }],
+        urls: Vec::new(),
+        unknown_hosts: Vec::new(),
+    };
+    if html.len() > MAX_CODE {
+        return refused(format!(
+            "{label}, {} KiB long; pace-hook reads documents of up to {} KiB",
+            html.len() / 1024,
+            MAX_CODE / 1024
+        ));
+    }
+    let run = || {
+        let positions = Positions::new("");
+        walk::Walker::new(Env::Page, &positions, 0, 0).document(html, label, data_base)
+    };
+    let stack = (1 << 20) + html.len() * STACK_PER_BYTE;
+    if main_stack_holds(stack) {
+        return run();
+    }
+    stack::run_on(stack, run)
+        .unwrap_or_else(|e| refused(format!("no stack to analyse {label} on: {e}")))
+}
+
 /// Whether this is the process's main thread and its stack may grow by
 /// `need` bytes beyond what it already uses: then the analysis runs here,
 /// without the system calls that map a stack. The main thread's stack grows
@@ -292,6 +338,21 @@ macro_rules! first_error {
 }
 
 fn analyse_nested(code: &str, env: Env, depth: u32) -> Result<Analysis, ParseFailure> {
+    analyse_with(code, env, depth, false)
+}
+
+/// An event handler's code (`<img onerror="…">`), where `this` is the
+/// element, not the global object.
+fn analyse_handler(code: &str, depth: u32) -> Result<Analysis, ParseFailure> {
+    analyse_with(code, Env::Page, depth, true)
+}
+
+fn analyse_with(
+    code: &str,
+    env: Env,
+    depth: u32,
+    element_this: bool,
+) -> Result<Analysis, ParseFailure> {
     let positions = Positions::new(code);
     let allocator = Allocator::default();
     let wrapped = format!("{PREFIX}{code}{SUFFIX}");
@@ -312,7 +373,8 @@ fn analyse_nested(code: &str, env: Env, depth: u32) -> Result<Analysis, ParseFai
         let program = allocator.alloc(body.program);
         match wrapper(&program.body, wrapped.len()) {
             Ok(function) => {
-                let walker = walk::Walker::new(env, &positions, PREFIX.len() as u32, depth);
+                let walker = walk::Walker::new(env, &positions, PREFIX.len() as u32, depth)
+                    .element_this(element_this);
                 return Ok(walker.run(walk::Root::Body(function)));
             }
             Err(offset) => Some(positions.failure(
@@ -334,7 +396,8 @@ fn analyse_nested(code: &str, env: Env, depth: u32) -> Result<Analysis, ParseFai
                 expr,
                 Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_)
             ) {
-                let walker = walk::Walker::new(env, &positions, 0, depth);
+                let walker =
+                    walk::Walker::new(env, &positions, 0, depth).element_this(element_this);
                 return Ok(walker.run(walk::Root::Function(expr)));
             }
             Err(body_error.expect("a body that parsed returned above"))

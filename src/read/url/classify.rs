@@ -543,6 +543,26 @@ fn document(input: &str, depth: u8) -> Reach {
     Reach::Document { hosts, unreadable }
 }
 
+/// A `data:` URL's document as the browser decodes it: its MIME type's
+/// essence (`text/html`) and its body as text. `None` for a URL that is not
+/// `data:`, `Some(None)` for one whose body cannot be decoded (no comma, bad
+/// base64).
+pub(crate) fn data_document(input: &str) -> Option<Option<(String, String)>> {
+    let (scheme, _) = split_scheme(trim_c0(input))?;
+    if scheme != "data" {
+        return None;
+    }
+    let Ok(data) = DataUrl::process(input) else {
+        return Some(None);
+    };
+    let Ok((body, _)) = data.decode_to_vec() else {
+        return Some(None);
+    };
+    let mime = data.mime_type();
+    let essence = format!("{}/{}", mime.type_, mime.subtype);
+    Some(Some((essence, body_text(&data, &body).into_owned())))
+}
+
 /// A decoded `data:` body as text: UTF-16 when a byte-order mark or the
 /// charset says so (the only encodings browsers support that are not
 /// ASCII-compatible), else UTF-8, with bytes that are not UTF-8 replaced;

@@ -25,7 +25,7 @@ mod unescape;
 
 #[cfg(any(test, feature = "fuzz"))]
 pub(crate) use classify::may_be_nowhere;
-pub(crate) use classify::{Reach, reach, reach_absolute};
+pub(crate) use classify::{Reach, data_document, reach, reach_absolute};
 pub(crate) use find::absolute_urls_in;
 
 /// Base64 as `data:` URLs carry it.

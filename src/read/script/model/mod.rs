@@ -73,6 +73,7 @@ use super::Env;
 mod dom;
 mod language;
 mod libraries;
+pub(super) mod markup;
 mod navigation;
 mod network;
 mod node;
@@ -617,6 +618,7 @@ pub(super) use dom::{
 pub(super) use language::{
     Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,
 };
+pub(super) use markup::markup_continues;
 pub(super) use navigation::{assigned_global, assigned_obj};
 pub(super) use network::IMPORT;
 pub(super) use node::{MODULE_IMPORT, imports_modules};

@@ -54,41 +54,111 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
-    /// Markup with values `vals` inserted by `label` at `at`.
+    /// Markup with values `vals` inserted by `label` at `at` into the page.
     pub(super) fn markup(&mut self, vals: &Vals, label: &str, at: u32) -> Cost {
+        self.markup_into(vals, label, at, markup::Into::Page)
+    }
+
+    /// Markup with values `vals` inserted by `label` at `at` `into` a
+    /// document: each value read, the largest count kept.
+    pub(super) fn markup_into(
+        &mut self,
+        vals: &Vals,
+        label: &str,
+        at: u32,
+        into: markup::Into,
+    ) -> Cost {
         if !vals.all_strings() {
             self.opaque(&format!("{label} with markup the analysis cannot read"), at);
             return Cost::Zero;
         }
-        if vals
-            .iter()
-            .any(|v| matches!(v, Value::Str(s) if markup::runs_code(s)))
-        {
+        let mut cost = Cost::Zero;
+        for v in vals.iter() {
+            if let Value::Str(html) = v
+                && markup::may_load(html)
+            {
+                let read = markup::read(html, into);
+                let c = self.markup_read(read, label, at, true);
+                cost = cost.or(c);
+            }
+        }
+        cost
+    }
+
+    /// The markup documents of the `data:` URLs among `vals`, handed to
+    /// `label` at `at` (`page.goto('data:text/html,…')`): what they load,
+    /// the largest of them. A `data:` body that is not markup loads
+    /// nothing.
+    pub(super) fn data_documents(&mut self, vals: &Vals, label: &str, at: u32) -> Cost {
+        let mut cost = Cost::Zero;
+        for v in vals.iter() {
+            if let Value::Str(url) = v
+                && let Some(Some((mime, body))) = crate::read::url::data_document(url)
+                && markup::is_markup(&mime)
+                && markup::may_load(&body)
+            {
+                let read = markup::read_data_document(&body);
+                let what = format!("the `data:` document given to {label}");
+                let c = self.markup_read(read, &what, at, true);
+                cost = cost.or(c);
+            }
+        }
+        cost
+    }
+
+    /// What read markup costs: a request per load, and what its code
+    /// (inline scripts, handlers, `javascript:` URLs) makes, analysed as
+    /// JavaScript.
+    /// `placed`: the markup is inserted by code at `at` (`innerHTML = …`),
+    /// not a document of its own.
+    pub(super) fn markup_read(
+        &mut self,
+        read: markup::Read,
+        label: &str,
+        at: u32,
+        placed: bool,
+    ) -> Cost {
+        for o in &read.opaque {
+            self.opaque(&format!("{label} with {o}"), at);
+        }
+        if read.unfinished && model::markup_continues(label) {
             self.opaque(
-                &format!("{label} with markup that runs code (an inline handler, a `javascript:` URL or a script)"),
+                &format!("{label} with markup that ends inside a tag, a comment or a script, which the next write goes on from"),
                 at,
             );
         }
-        let n = vals
-            .iter()
-            .map(|v| match v {
-                Value::Str(s) => markup::loads(s),
-                _ => 0,
-            })
-            .max()
-            .unwrap_or(0);
-        let what = format!("markup that loads a resource, inserted by {label}");
-        match n {
-            0 => Cost::Zero,
-            1 => self.request(&what, at),
-            n => {
-                self.request(&what, at);
+        for u in read.urls {
+            self.urls.insert((at, u), ());
+        }
+        let mut cost = match read.loads.as_slice() {
+            [] => Cost::Zero,
+            [one] => self.request(&format!("{one} in the markup of {label}"), at),
+            [first, ..] => {
+                self.request(&format!("{first} in the markup of {label}"), at);
+                let does = if placed {
+                    format!("{label} at {} inserts markup that loads", self.pos(at))
+                } else {
+                    format!("{label} loads")
+                };
                 Cost::Many(format!(
-                    "{label} at {} inserts markup that loads {n} resources",
-                    self.pos(at)
+                    "{does} {} resources ({})",
+                    read.loads.len(),
+                    read.loads.join(", ")
                 ))
             }
+        };
+        for code in read.code {
+            let whose = format!("in {} in the markup of {label}", code.what);
+            let c = self.nested_in(&code.text, &whose, at, code.handler);
+            let c = if code.repeats {
+                let what = code.what.clone();
+                c.repeated(|| format!("{what} may run any number of times"))
+            } else {
+                c
+            };
+            cost = cost.then(c);
         }
+        cost
     }
 
     pub(super) fn assignment(&mut self, a: &'a AssignmentExpression<'a>) -> (Vals, Cost) {

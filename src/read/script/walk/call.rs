@@ -128,10 +128,12 @@ impl<'a> Walker<'a, '_> {
         let at = site.at;
         match f {
             Value::Sink(sink) => {
+                let mut document = Cost::Zero;
                 if let Some(first) = args.first() {
                     self.code_url(&first.vals, sink.label, at, sink.loads);
+                    document = self.data_documents(&first.vals, sink.label, at);
                 }
-                let c = self.request(sink.label, at);
+                let c = self.request(sink.label, at).then(document);
                 let ret = match sink.returns {
                     model::Returns::Window => Value::Global,
                     model::Returns::Data if site.new => Value::Plain,
@@ -411,13 +413,16 @@ impl<'a> Walker<'a, '_> {
         }
         let mut parts = Vec::new();
         self.shape(e, &mut parts);
-        let loads: usize = parts
+        // A part the analysis cannot read stands in as a word: `url(${u})`
+        // is a `url()` whatever `u` is.
+        let text: String = parts
             .iter()
             .map(|p| match p {
-                Part::Lit(s) => markup::css_loads(s),
-                Part::Hole => 0,
+                Part::Lit(s) => s.as_str(),
+                Part::Hole => "_",
             })
-            .sum();
+            .collect();
+        let loads = markup::css::read(&text).loads;
         self.counted("CSS that loads a `url(…)`", loads, false, at, "resources")
     }
 
@@ -753,9 +758,10 @@ impl<'a> Walker<'a, '_> {
                 // from elsewhere (a fetched page) is parsed to be read, and
                 // its document is inert until its nodes are put in the page.
                 let (cost, unread) = match args.first() {
-                    Some(html) if html.vals.all_strings() => {
-                        (self.markup(&html.vals, label, at), false)
-                    }
+                    Some(html) if html.vals.all_strings() => (
+                        self.markup_into(&html.vals, label, at, markup::Into::Parsed),
+                        false,
+                    ),
                     _ => (Cost::Zero, true),
                 };
                 if unread {
@@ -850,7 +856,7 @@ impl<'a> Walker<'a, '_> {
                 let loads = value
                     .iter()
                     .map(|v| match v {
-                        Value::Str(s) => markup::css_loads(s),
+                        Value::Str(s) => markup::css::read(s).loads,
                         _ => 0,
                     })
                     .max()
@@ -1045,13 +1051,28 @@ impl<'a> Walker<'a, '_> {
 
     /// A string of code run in the page, analysed on its own.
     pub(super) fn nested(&mut self, code: &str, site: &CallSite) -> Cost {
-        let at = site.at;
-        let whose = format!("in the code passed to `{}` at {}", site.name, self.pos(at));
+        let whose = format!(
+            "in the code passed to `{}` at {}",
+            site.name,
+            self.pos(site.at)
+        );
+        self.nested_in(code, &whose, site.at, false)
+    }
+
+    /// A string of code at `at` analysed on its own; `whose` completes
+    /// what is found in it ("in the code passed to `evaluate` at 1:5").
+    /// A `handler`'s `this` is its element.
+    pub(super) fn nested_in(&mut self, code: &str, whose: &str, at: u32, handler: bool) -> Cost {
         if self.depth >= MAX_NESTING {
             self.opaque(&format!("code nested too deep {whose}"), at);
             return Cost::Zero;
         }
-        match crate::read::script::analyse_nested(code, Env::Page, self.depth + 1) {
+        let analysis = if handler {
+            crate::read::script::analyse_handler(code, self.depth + 1)
+        } else {
+            crate::read::script::analyse_nested(code, Env::Page, self.depth + 1)
+        };
+        match analysis {
             Err(failure) => {
                 self.opaque(
                     &format!("code that does not parse ({}) {whose}", failure.message),

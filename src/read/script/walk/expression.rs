@@ -24,6 +24,13 @@ impl<'a> Walker<'a, '_> {
             }
             Expression::TemplateLiteral(t) => self.template(t),
             Expression::Identifier(id) => (self.read(id.name.as_str()), Cost::Zero),
+            // An event handler's `this` is its element, whatever else the
+            // walk knows it to be.
+            Expression::ThisExpression(_) if self.element_this => {
+                let mut this = self.this();
+                this.join(&Vals::unknown());
+                (this, Cost::Zero)
+            }
             Expression::ThisExpression(_) => (self.this(), Cost::Zero),
             Expression::ArrayExpression(a) => {
                 let mut cost = Cost::Zero;

@@ -347,6 +347,9 @@ pub(super) struct Walker<'a, 'p> {
     reads: Reads,
     /// Something this round had already read changed after the read.
     stale: bool,
+    /// `this` is an element (an event handler's code), not the global
+    /// object.
+    element_this: bool,
 }
 
 impl<'a, 'p> Walker<'a, 'p> {
@@ -389,7 +392,14 @@ impl<'a, 'p> Walker<'a, 'p> {
                 ..Reads::default()
             },
             stale: false,
+            element_this: false,
         }
+    }
+
+    /// The walker of an event handler's code: `this` is its element.
+    pub(super) fn element_this(mut self, yes: bool) -> Self {
+        self.element_this = yes;
+        self
     }
 
     /// Walk until nothing changes, then report.
@@ -427,6 +437,24 @@ impl<'a, 'p> Walker<'a, 'p> {
                 );
             }
         }
+        self.finish(cost)
+    }
+
+    /// What a document's markup (`html`, which `label` names) loads and
+    /// runs, as one analysis.
+    /// `data_base`: a `data:` document, whose relative URLs load nothing.
+    pub(super) fn document(mut self, html: &str, label: &str, data_base: bool) -> Analysis {
+        self.open_scope(true);
+        let read = if data_base {
+            markup::read_data_document(html)
+        } else {
+            markup::read(html, markup::Into::Page)
+        };
+        let cost = self.markup_read(read, label, self.base, false);
+        self.finish(cost)
+    }
+
+    fn finish(self, cost: Cost) -> Analysis {
         let count = match cost {
             Cost::Zero => Count::Zero,
             Cost::One(_) => Count::One,
