@@ -23,7 +23,9 @@
 //! glibc builds, say of earlier commits, timed side by side with this one,
 //! scale included: a before and after from one run); `PACE_HOOK_BENCH_DIR` (where
 //! the state directories go, default the temp dir); `PACE_HOOK_BENCH_KEEP=1`
-//! (keep them).
+//! (keep them); `PACE_HOOK_BENCH_CURVES` (`0`: no scale curves, `only`: only
+//! them) and `PACE_HOOK_BENCH_CURVE_MAX` (their most sites, default 100000):
+//! see `curves.rs`, which writes `docs/scale-curves.svg`.
 //!
 //! `cargo bench --bench hook -- --write-events DIR` only writes the events and
 //! configs it uses into `DIR`, for profiling one event by hand
@@ -45,6 +47,7 @@ use std::{
 use serde_json::{Value, json};
 
 mod contention;
+mod curves;
 mod events;
 mod process;
 mod redis_server;
@@ -53,6 +56,7 @@ mod scale;
 mod setup;
 
 use contention::*;
+use curves::*;
 use events::*;
 use process::*;
 use redis_server::*;
@@ -167,6 +171,12 @@ fn main() {
     let mut report = String::new();
     let _ = writeln!(report, "## Run of {}\n", utc(started));
     machine(&mut report, &work.root, rounds);
+    let curves = std::env::var("PACE_HOOK_BENCH_CURVES").unwrap_or_default();
+    if curves == "only" {
+        curves_report(&mut report, &events, &work.root, redis.as_ref());
+        print!("{report}");
+        return;
+    }
 
     let homes: Vec<Home> = builds
         .iter()
@@ -327,9 +337,23 @@ fn main() {
             .collect::<Vec<_>>(),
     );
     scale_section(&mut report, &cases, &builds, &scaled);
+    if curves != "0" {
+        curves_report(&mut report, &events, &work.root, redis.as_ref());
+    }
     let took = started.elapsed().unwrap_or_default();
     let _ = writeln!(report, "Whole run: {:.0} s.", took.as_secs_f64());
     print!("{report}");
+}
+
+/// Section 6: the curves, their section of the report, and their chart
+/// written to `docs/scale-curves.svg` beside BENCHMARKS.md.
+fn curves_report(report: &mut String, events: &Events, work: &Path, redis: Option<&RedisServer>) {
+    let (curves, took) = run_curves(events, work, redis);
+    let svg = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scale-curves.svg");
+    if let Err(e) = fs::write(&svg, curves_svg(&curves)) {
+        eprintln!("bench: {}: {e}", svg.display());
+    }
+    curves_section(report, &curves, took, "scale-curves.svg");
 }
 
 /// One build of pace-hook to time.

@@ -69,9 +69,37 @@ pub(crate) fn policy_for_key(config: &Config, key: &str) -> Policy {
 
 /// [`policy_for_key`], with the jitter that goes with it.
 pub(crate) fn for_key(config: &Config, key: &str) -> SiteRequest {
+    with_group(config, key, config.group_of_key(key))
+}
+
+/// [`for_key`] for each of `keys`, in order. Finding a key's configured
+/// site reads every site, so this reads them once, into a table of each
+/// key's site, rather than once per key: a call paced on every known site
+/// with 1,000 sites configured read a million site lines (BENCHMARKS.md,
+/// section 6).
+pub(crate) fn for_keys(config: &Config, keys: &[String]) -> Vec<SiteRequest> {
+    let mut groups: std::collections::HashMap<String, Site<'_>> = std::collections::HashMap::new();
+    let interval = |g: &Site<'_>| g.interval_ms.unwrap_or(config.interval_ms);
+    for site in config.sites() {
+        for d in site.domains() {
+            let slot = groups.entry(crate::key::registrable(d)).or_insert(site);
+            // As `group_of_key`'s `max_by_key`: the longest interval, the
+            // last of equals.
+            if interval(&site) >= interval(slot) {
+                *slot = site;
+            }
+        }
+    }
+    keys.iter()
+        .map(|k| with_group(config, k, groups.get(k.as_str()).copied()))
+        .collect()
+}
+
+/// The request on `key` with the policy of its configured site, if any.
+fn with_group(config: &Config, key: &str, group: Option<Site<'_>>) -> SiteRequest {
     let mut policy = policy_of(config, None);
     let mut jitter_ms = config.jitter_ms;
-    if let Some(group) = config.group_of_key(key) {
+    if let Some(group) = group {
         let p = policy_of(config, Some(group));
         policy.interval_ms = policy.interval_ms.max(p.interval_ms);
         policy.budget = p.budget;
@@ -90,6 +118,30 @@ mod tests {
 
     use super::*;
 
+    /// The table `for_keys` reads the sites into picks each key's site as
+    /// `group_of_key` does: the longest interval, the last of equals.
+    #[test]
+    fn many_keys_at_once_get_what_each_gets_alone() {
+        let c = Config::parse(
+            "interval = \"10s\"\njitter = \"1s\"\n\
+             [[site]]\nname = \"a\"\ndomains = [\"x.social\"]\ninterval = \"30s\"\n\
+             [[site]]\nname = \"b\"\ndomains = [\"cdn.x.social\", \"y.org\"]\ninterval = \"60s\"\njitter = \"2s\"\n\
+             [[site]]\nname = \"c\"\ndomains = [\"y.org\"]\ninterval = \"60s\"\njitter = \"3s\"\n\
+             [[site]]\nname = \"d\"\ndomains = [\"z.net\"]\n",
+            Path::new("/x/pace-hook.toml"),
+        )
+        .unwrap();
+        let keys: Vec<String> = ["x.social", "y.org", "z.net", "other.com"]
+            .map(str::to_owned)
+            .to_vec();
+        let each: Vec<SiteRequest> = keys.iter().map(|k| for_key(&c, k)).collect();
+        assert_eq!(for_keys(&c, &keys), each);
+        // Not all alike: the table tells them apart.
+        assert_eq!(each[0].policy.interval_ms, 60_000);
+        assert_eq!(each[1].jitter_ms, 3_000);
+        assert_eq!(each[3].policy.interval_ms, 10_000);
+    }
+
     #[test]
     fn a_configured_site_gives_its_policy_to_its_keys_and_hosts() {
         let c = Config::parse(
@@ -98,6 +150,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(policy_for_key(&c, "example.social").interval_ms, 30_000);
+
         assert_eq!(policy_for_key(&c, "other.com").interval_ms, 10_000);
         let r = for_host(&c, "www.example.social");
         assert_eq!(r.len(), 1);

@@ -164,5 +164,5 @@ pub(crate) fn every_known_site(config: &Config, store: &dyn Store) -> Result<Vec
     if keys.is_empty() {
         keys.push(UNKNOWN_SITE.to_owned());
     }
-    Ok(keys.iter().map(|k| requests::for_key(config, k)).collect())
+    Ok(requests::for_keys(config, &keys))
 }

@@ -35,6 +35,7 @@ impl Cost {
     }
 
     /// `self`, then `next`: both run.
+    #[inline]
     pub(super) fn then(self, next: Cost) -> Cost {
         match (self, next) {
             (Cost::Zero, c) | (c, Cost::Zero) => c,
@@ -46,6 +47,7 @@ impl Cost {
     }
 
     /// `self` or `other`, never both: the larger.
+    #[inline]
     pub(super) fn or(self, other: Cost) -> Cost {
         if other.level() > self.level() {
             other

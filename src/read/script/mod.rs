@@ -369,37 +369,50 @@ fn failure(error: Option<(String, u32)>, positions: &Positions, base: u32) -> Pa
     positions.failure(message, offset.saturating_sub(base))
 }
 
-/// From offsets in the code to lines and columns.
-pub(super) struct Positions {
-    code: String,
-    ascii: bool,
-    line_starts: Vec<usize>,
+/// From offsets in the code to lines and columns. The line starts are found
+/// the first time a place is asked for: most scripts name few places, and
+/// scanning every byte of a 100 KB script up front cost a twentieth of its
+/// analysis (callgrind).
+pub(super) struct Positions<'c> {
+    code: &'c str,
+    /// Whether the code is ASCII, and where its lines start.
+    lines: std::cell::OnceCell<(bool, Vec<usize>)>,
 }
 
-impl Positions {
-    fn new(code: &str) -> Positions {
-        let mut line_starts = vec![0];
-        let b = code.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            match b[i] {
-                b'\n' => line_starts.push(i + 1),
-                b'\r' if b.get(i + 1) != Some(&b'\n') => line_starts.push(i + 1),
-                // U+2028 and U+2029 end lines in JavaScript.
-                0xE2 if b.get(i + 1) == Some(&0x80)
-                    && matches!(b.get(i + 2), Some(0xA8 | 0xA9)) =>
-                {
-                    line_starts.push(i + 3);
-                }
-                _ => {}
-            }
-            i += 1;
-        }
+impl<'c> Positions<'c> {
+    fn new(code: &'c str) -> Positions<'c> {
         Positions {
-            code: code.to_owned(),
-            ascii: code.is_ascii(),
-            line_starts,
+            code,
+            lines: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The code's length in bytes.
+    pub(super) fn len(&self) -> usize {
+        self.code.len()
+    }
+
+    fn lines(&self) -> &(bool, Vec<usize>) {
+        self.lines.get_or_init(|| {
+            let mut line_starts = vec![0];
+            let b = self.code.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                match b[i] {
+                    b'\n' => line_starts.push(i + 1),
+                    b'\r' if b.get(i + 1) != Some(&b'\n') => line_starts.push(i + 1),
+                    // U+2028 and U+2029 end lines in JavaScript.
+                    0xE2 if b.get(i + 1) == Some(&0x80)
+                        && matches!(b.get(i + 2), Some(0xA8 | 0xA9)) =>
+                    {
+                        line_starts.push(i + 3);
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            (self.code.is_ascii(), line_starts)
+        })
     }
 
     /// Line and column of `offset` (bytes into the code), clamped to it.
@@ -408,11 +421,12 @@ impl Positions {
         while !self.code.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.line_starts.partition_point(|&s| s <= offset);
-        let start = self.line_starts[line - 1];
+        let (ascii, line_starts) = self.lines();
+        let line = line_starts.partition_point(|&s| s <= offset);
+        let start = line_starts[line - 1];
         // Counting characters scans the line: skip it for ASCII code, where
         // a long minified line would make every finding cost its length.
-        let column = if self.ascii {
+        let column = if *ascii {
             offset - start + 1
         } else {
             self.code[start..offset].chars().count() + 1

@@ -212,9 +212,12 @@ impl Hasher for Prehashed {
     }
 }
 
+/// A scope's names and their declarations.
+type ScopeNames<'a> = HashMap<Name<'a>, u32, BuildHasherDefault<Prehashed>>;
+
 /// Names declared in one block or function.
 struct Scope<'a> {
-    names: HashMap<Name<'a>, u32, BuildHasherDefault<Prehashed>>,
+    names: ScopeNames<'a>,
     function: bool,
     /// Which scope this is, among all opened this round.
     serial: u32,
@@ -289,10 +292,13 @@ struct CallSite {
 /// The analysis of one script.
 pub(super) struct Walker<'a, 'p> {
     env: Env,
-    positions: &'p Positions,
+    positions: &'p Positions<'p>,
     base: u32,
     depth: u32,
     scopes: Vec<Scope<'a>>,
+    /// Name tables of closed scopes, emptied, for the next scopes to open:
+    /// a block's table otherwise cost an allocation and its growth.
+    spare: Vec<ScopeNames<'a>>,
     fns: Vec<FnCtx>,
     /// Later declarations of a name already declared in the same scope
     /// (`var x; var x`) stand for the first.
@@ -344,16 +350,19 @@ pub(super) struct Walker<'a, 'p> {
 }
 
 impl<'a, 'p> Walker<'a, 'p> {
-    pub(super) fn new(env: Env, positions: &'p Positions, base: u32, depth: u32) -> Self {
+    pub(super) fn new(env: Env, positions: &'p Positions<'p>, base: u32, depth: u32) -> Self {
         Walker {
             env,
             positions,
             base,
             depth,
             scopes: Vec::new(),
+            spare: Vec::new(),
             fns: Vec::new(),
             aliases: OffsetMap::default(),
-            bindings: OffsetMap::default(),
+            // Sized for the script, from what 100 KB of ordinary code
+            // holds, so that they do not grow (and rehash) a dozen times.
+            bindings: OffsetMap::with_capacity_and_hasher(positions.len() / 64, FxBuildHasher),
             globals: HashMap::new(),
             summaries: OffsetMap::default(),
             nodes: OffsetMap::default(),
@@ -372,7 +381,13 @@ impl<'a, 'p> Walker<'a, 'p> {
             opened: 0,
             declared: OffsetMap::default(),
             changed: false,
-            reads: Reads::default(),
+            reads: Reads {
+                keys: RefCell::new(HashSet::with_capacity_and_hasher(
+                    positions.len() / 16,
+                    FxBuildHasher,
+                )),
+                ..Reads::default()
+            },
             stale: false,
         }
     }
@@ -392,7 +407,9 @@ impl<'a, 'p> Walker<'a, 'p> {
             self.opaque.clear();
             self.urls.clear();
             self.unknown_hosts.clear();
-            self.scopes.clear();
+            while let Some(scope) = self.scopes.pop() {
+                self.spare_names(scope.names);
+            }
             self.opened = 0;
             self.declared.clear();
             self.open_scope(true);

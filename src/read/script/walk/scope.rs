@@ -13,8 +13,9 @@ const LOST_THIS: u32 = u32::MAX;
 impl<'a> Walker<'a, '_> {
     pub(super) fn open_scope(&mut self, function: bool) {
         self.opened += 1;
+        let names = self.spare.pop().unwrap_or_default();
         self.scopes.push(Scope {
-            names: HashMap::default(),
+            names,
             function,
             serial: self.opened,
             pending: Vec::new(),
@@ -31,7 +32,15 @@ impl<'a> Walker<'a, '_> {
         for id in pending {
             self.settle(id);
         }
-        self.scopes.pop();
+        if let Some(scope) = self.scopes.pop() {
+            self.spare_names(scope.names);
+        }
+    }
+
+    /// Keep a closed scope's table, emptied, for the next scope to open.
+    pub(super) fn spare_names(&mut self, mut names: ScopeNames<'a>) {
+        names.clear();
+        self.spare.push(names);
     }
 
     /// `text` with its hash, to look it up in the scopes.
