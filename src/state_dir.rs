@@ -136,8 +136,7 @@ impl Dir {
     /// blocks this user's calls.
     fn check_owner(&self) -> Result<()> {
         let st = fstat(self.fd.as_raw_fd()).map_err(|e| Error::io("inspect", &self.path, e))?;
-        // SAFETY: geteuid cannot fail.
-        let me = unsafe { libc::geteuid() };
+        let me = euid();
         if st.st_uid != me {
             return Err(Error::UnsafeStateDir {
                 path: self.path.clone(),
@@ -265,15 +264,9 @@ impl Dir {
                 },
             ));
         }
-        // O_NONBLOCK was only to not hang on a FIFO; regular files ignore it,
-        // but clear it so nothing downstream sees it.
-        // SAFETY: plain fcntl on an owned fd.
-        unsafe {
-            let fl = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
-            if fl >= 0 {
-                libc::fcntl(file.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
-            }
-        }
+        // O_NONBLOCK was only to not hang on a FIFO. It stays set: a regular
+        // file's reads and writes ignore it (and `flock` never looks at it),
+        // and clearing it cost two system calls on every file of every event.
         Ok(file)
     }
 
@@ -382,6 +375,29 @@ impl Dir {
             Error::io("replace", self.join(name), e)
         })
     }
+}
+
+/// This process's effective user id, asked once: every directory of the
+/// state is checked against it, a dozen times in a paced event.
+fn euid() -> libc::uid_t {
+    static EUID: std::sync::OnceLock<libc::uid_t> = std::sync::OnceLock::new();
+    // SAFETY: geteuid cannot fail.
+    *EUID.get_or_init(|| unsafe { libc::geteuid() })
+}
+
+/// Read the rest of `file` into `buf`, as `read_to_end` does, without the
+/// size probe std makes for a `File` (a `statx` and an `lseek` per read):
+/// the state's files are small, and [`Dir::open`] has just looked at them.
+pub(crate) fn read_all(file: &File, buf: &mut Vec<u8>) -> io::Result<usize> {
+    /// A reader std knows nothing of, so its `read_to_end` is the plain loop.
+    struct Plain<'a>(&'a File);
+    impl io::Read for Plain<'_> {
+        fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+            io::Read::read(&mut self.0, b)
+        }
+    }
+    buf.reserve(1024);
+    io::Read::read_to_end(&mut Plain(file), buf)
 }
 
 fn fstat(fd: libc::c_int) -> io::Result<libc::stat> {

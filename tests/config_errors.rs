@@ -105,7 +105,7 @@ fn an_unknown_key_gets_the_nearest_known_one() {
     assert_eq!(
         blocked("[[tool]]\nmatch = \"x\"\nclass = \"skip\"\nwhy = \"no\"\n"),
         message(
-            "line 4: unknown key `why` (known here: `match`, `class`, `url`, `code`, `reason`)"
+            "line 4: unknown key `why` (known here: `match`, `class`, `url`, `code`, `reason`, `site`)"
         )
     );
 }

@@ -662,6 +662,85 @@ fn the_launcher_blocks_when_what_it_finds_is_not_pace_hook() {
     }
 }
 
+/// The launcher asks a binary `--version` once, not on every event; a file
+/// swapped in or written over is asked again, whatever its mtime says.
+#[test]
+fn the_launcher_asks_each_binary_once_and_again_when_it_changes() {
+    let l = Launcher::new();
+    // The tools it keeps its proof with (ln, mv, mkdir) from the system, after
+    // the test's own directory.
+    let command = || {
+        let mut c = l.command();
+        c.env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", l.dir.join("path").display()),
+        );
+        c
+    };
+    let bin = l.dir.join("path").join("pace-hook");
+    let asked = l.dir.join("asked");
+    // Counts the times it is asked, then acts as the fake does.
+    let counting = format!(
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo x >>'{}'; echo 'pace-hook 0.1.0'; exit 0; fi\nread -r line\necho \"stdin=$line\"\nexit 7\n",
+        asked.display()
+    );
+    l.executable(&bin, &counting);
+    let times_asked = || fs::read_to_string(&asked).map_or(0, |t| t.lines().count());
+    for _ in 0..3 {
+        let out = l.run(&mut command(), b"event\n");
+        assert_eq!(code(&out), 7, "{}", stderr(&out));
+        assert_eq!(stdout(&out), "stdin=event\n");
+    }
+    assert_eq!(times_asked(), 1, "asked once for three events");
+    let proof = l.dir.join("home/.cache/pace-hook/plugin-launcher");
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    assert_eq!(
+        fs::metadata(&proof).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    assert_eq!(
+        fs::metadata(proof.join("pace-hook")).unwrap().ino(),
+        fs::metadata(&bin).unwrap().ino()
+    );
+    let not_pace_hook = "#!/bin/sh\necho 'pace-hook: a tool for pacing hikes'\nexit 0\n";
+    let blocked = |what: &str| {
+        let out = l.run(&mut command(), b"{}\n");
+        assert_eq!(code(&out), 2, "{what}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("does not answer `--version` as pace-hook does"),
+            "{what}: {}",
+            stderr(&out)
+        );
+    };
+    // Written over in place (same inode): newer than the stamp.
+    fs::write(&bin, not_pace_hook).unwrap();
+    blocked("written over in place");
+    // Swapped for another file whose mtime is older than the stamp, as `mv`
+    // of an old file leaves it: another inode.
+    let other = l.dir.join("other");
+    l.executable(&other, not_pace_hook);
+    let old = std::time::SystemTime::now() - Duration::from_secs(86_400);
+    fs::File::options()
+        .write(true)
+        .open(&other)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    l.executable(&bin, &counting);
+    let _ = l.run(&mut command(), b"event\n");
+    fs::rename(&other, &bin).unwrap();
+    blocked("swapped for an older file");
+    // And pace-hook again: asked again, then trusted again.
+    let before = times_asked();
+    l.executable(&l.dir.join("new"), &counting);
+    fs::rename(l.dir.join("new"), &bin).unwrap();
+    for _ in 0..2 {
+        let out = l.run(&mut command(), b"event\n");
+        assert_eq!(code(&out), 7, "{}", stderr(&out));
+    }
+    assert_eq!(times_asked(), before + 1);
+}
+
 #[test]
 fn the_launcher_finds_pace_hook_in_cargos_bin_and_paces_through_it() {
     let l = Launcher::new();

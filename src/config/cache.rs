@@ -5,7 +5,7 @@
 //! ctime) misses the cache; a bad file is never cached, so its error is
 //! reported every time.
 
-use std::{io::Read, os::unix::fs::MetadataExt, path::Path};
+use std::{os::unix::fs::MetadataExt, path::Path};
 
 use super::Config;
 use crate::state_dir::{Dir, Mode};
@@ -49,9 +49,10 @@ pub(super) fn read(path: &Path) -> (Option<Config>, Option<Key>) {
     ];
     let cached = dir()
         .and_then(|d| d.open(&name(path), Mode::Read).ok())
-        .and_then(|mut f| {
-            let mut text = String::new();
-            f.read_to_string(&mut text).ok().map(|_| text)
+        .and_then(|f| {
+            let mut bytes = Vec::new();
+            crate::state_dir::read_all(&f, &mut bytes).ok()?;
+            String::from_utf8(bytes).ok()
         })
         .and_then(|text| decode(&text, path))
         .filter(|(k, _)| *k == key)

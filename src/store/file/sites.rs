@@ -4,7 +4,7 @@
 
 use std::{
     fs::File,
-    io::{ErrorKind, Read},
+    io::ErrorKind,
     os::{fd::AsRawFd, unix::fs::FileExt},
     sync::Arc,
     time::Duration,
@@ -17,7 +17,7 @@ use crate::{
     pacing::clock::{Clock, Mono},
     pacing::decision::{Policy, SiteState},
     pacing::step::{self, Applied, Now, Step},
-    state_dir::{Dir, Mode},
+    state_dir::{self, Dir, Mode},
     store::{Sites, Stepped, Watch},
 };
 
@@ -120,13 +120,13 @@ enum Unreadable {
 }
 
 fn read_state(dir: &Dir, site: &str) -> Result<(File, usize, SiteState), Unreadable> {
-    let mut file = match dir.open("state.json", Mode::ReadWrite) {
+    let file = match dir.open("state.json", Mode::ReadWrite) {
         Ok(f) => f,
         Err(e) if e.kind() == ErrorKind::NotFound => return Err(Unreadable::Missing),
         Err(_) => return Err(Unreadable::NotAFile),
     };
     let mut bytes = Vec::with_capacity(512);
-    if file.read_to_end(&mut bytes).is_err() {
+    if state_dir::read_all(&file, &mut bytes).is_err() {
         return Err(Unreadable::NotAFile);
     }
     // A state is always written whole, so empty or blank is a lost one.
@@ -278,7 +278,7 @@ impl Sites for FileStore {
         };
         let mut bytes = Vec::with_capacity(512);
         dir.open("state.json", Mode::Read)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .and_then(|f| state_dir::read_all(&f, &mut bytes))
             .map_err(|e| unreadable(format!("cannot be read ({e})")))?;
         let mut state = match serde_json::from_slice::<SiteState>(&bytes) {
             Ok(s) if s.site == site => s,
@@ -303,11 +303,11 @@ impl Sites for FileStore {
             if let Some(key) = key::key_from_file_name(&name) {
                 out.push(key);
             } else if let Ok(Some(d)) = sites.sub(&name, false)
-                && let Ok(mut f) = d.open("state.json", Mode::Read)
+                && let Ok(f) = d.open("state.json", Mode::Read)
             {
                 // A shortened name: the key is inside the state.
                 let mut bytes = Vec::new();
-                if f.read_to_end(&mut bytes).is_ok()
+                if state_dir::read_all(&f, &mut bytes).is_ok()
                     && let Ok(s) = serde_json::from_slice::<SiteState>(&bytes)
                 {
                     out.push(s.site);
