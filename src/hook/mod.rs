@@ -285,9 +285,6 @@ fn pace(
     let call = call_key(event, clock);
     let gate = Gate::new(store);
     let agent = event.agent();
-    if let Some(agent) = &agent {
-        end_previous_call(event, agent, &call, &gate, store)?;
-    }
     let mut line = record(event, Kind::Admit, 0);
     line.tool = label.clone();
     // The agent kills a hook at its timeout and runs the call unpaced: the
@@ -309,6 +306,7 @@ fn pace(
         max_wait_ms,
         hold_ms: config.hold_ms,
         agent: agent.as_deref(),
+        tabs: matches!(target, Target::Url { tab: Some(_), .. }),
         line: &line,
     };
     let turn = gate.take_turn(&ask, &mut |a| learn_before(target, store, a.at_ms))?;
@@ -367,28 +365,6 @@ fn learn_before(target: &Target, store: &dyn Store, now: u64) -> Result<()> {
     };
     let hosts = resolve::hosts_of_url(url);
     store.update_tabs(&|map: &mut TabMap| note_tab(map, tab, &hosts, false, now))
-}
-
-/// [`Gate::end_previous`], logged.
-fn end_previous_call(
-    event: &HookEvent,
-    agent: &str,
-    call: &str,
-    gate: &Gate<'_>,
-    store: &dyn Store,
-) -> Result<()> {
-    if let Some((previous, f)) = gate.end_previous(agent, call)?
-        && !f.sites.is_empty()
-    {
-        let mut r = record(event, Kind::Finish, f.at());
-        r.call = Some(previous);
-        r.tool = String::new();
-        r.finished_ms = f.times;
-        r.sites = f.sites;
-        r.reason = Some("no Post came; ended by the agent's next call".to_owned());
-        store.log(&r);
-    }
-    Ok(())
 }
 
 fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFailure> {

@@ -97,7 +97,7 @@ use std::{
     collections::BTreeMap,
     io::Read,
     path::PathBuf,
-    sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock},
+    sync::{Arc, Mutex, MutexGuard, OnceLock},
     time::{Duration, Instant},
 };
 
@@ -151,29 +151,73 @@ const SEEN_FILE: &str = "redis-seen.json";
 /// Reply codes shared with the scripts.
 const CORRUPT: i64 = 9;
 
+/// A script of the store: its source and its SHA-1, for `EVALSHA`.
+pub(super) struct Lua {
+    src: &'static str,
+    hash: OnceLock<String>,
+}
+
+impl Lua {
+    const fn new(src: &'static str) -> Self {
+        Self {
+            src,
+            hash: OnceLock::new(),
+        }
+    }
+
+    /// Hashed the first time it is used: each on its own, and the queue's
+    /// scripts leave `state.lua` out. Hashing is the largest user-space
+    /// cost of an event on this store (6 % of its samples under `perf` when
+    /// all eleven were hashed up front).
+    fn hash(&self) -> &str {
+        self.hash
+            .get_or_init(|| Script::new(self.src).get_hash().to_owned())
+    }
+
+    /// Run the script on `keys` and `args`: by hash, and on `NOSCRIPT` (a
+    /// server that restarted, or never ran it) as source with `EVAL`, which
+    /// loads it too: one round trip more, where the crate's own fallback
+    /// (`SCRIPT LOAD`, then `EVALSHA` again) took two.
+    fn call<T: redis::FromRedisValue>(
+        &self,
+        c: &mut Connection,
+        keys: &[&str],
+        args: &[&str],
+    ) -> RedisResult<T> {
+        let by_hash = redis::cmd("EVALSHA")
+            .arg(self.hash())
+            .arg(keys.len())
+            .arg(keys)
+            .arg(args)
+            .query(c);
+        match by_hash {
+            Err(e) if e.code() == Some("NOSCRIPT") => redis::cmd("EVAL")
+                .arg(self.src)
+                .arg(keys.len())
+                .arg(keys)
+                .arg(args)
+                .query(c),
+            other => other,
+        }
+    }
+}
+
 /// One script: `redis/base.lua` (prefix, clock, numbers), for the steps on
 /// a site's state `redis/state.lua` (`decision.rs` in Lua), and the step
-/// itself; hashed (SHA-1, for `EVALSHA`) the first time it is used. Each is
-/// hashed on its own, and the queue's scripts leave `state.lua` out:
-/// hashing is the largest user-space cost of an event on this store (6 % of
-/// its samples under `perf` when all eleven were hashed up front).
+/// itself.
 macro_rules! script {
     ($name:ident, $file:literal) => {
-        static $name: LazyLock<Script> = LazyLock::new(|| {
-            Script::new(concat!(
-                include_str!("base.lua"),
-                include_str!("state.lua"),
-                include_str!(concat!($file, ".lua"))
-            ))
-        });
+        static $name: Lua = Lua::new(concat!(
+            include_str!("base.lua"),
+            include_str!("state.lua"),
+            include_str!(concat!($file, ".lua"))
+        ));
     };
     ($name:ident, $file:literal, base only) => {
-        static $name: LazyLock<Script> = LazyLock::new(|| {
-            Script::new(concat!(
-                include_str!("base.lua"),
-                include_str!(concat!($file, ".lua"))
-            ))
-        });
+        static $name: Lua = Lua::new(concat!(
+            include_str!("base.lua"),
+            include_str!(concat!($file, ".lua"))
+        ));
     };
 }
 
@@ -697,14 +741,11 @@ impl RedisStore {
             crate::pacing::request::random_u64()
         );
         let before = OffsetClock::local_us();
-        let r: Reply = self.inner.run(|c| {
-            HELLO
-                .key(format!("{PREFIX}marker"))
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(&fresh)
-                .invoke(c)
-        })?;
+        let marker = format!("{PREFIX}marker");
+        let clock = self.inner.clock_arg();
+        let r: Reply = self
+            .inner
+            .run(|c| HELLO.call(c, &[&marker], &[PREFIX, &clock, &fresh]))?;
         let after = OffsetClock::local_us();
         // Half the round trip either side: the server read its clock
         // somewhere between, most likely in the middle.

@@ -16,15 +16,12 @@ impl RedisStore {
 
     fn ahead(&self, site: &str, ticket: Option<u64>) -> Result<usize> {
         let queue = self.queue_key(site);
-        let n: i64 = self.inner.run(|c| {
-            AHEAD
-                .key(&queue)
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(ticket.map_or_else(|| "all".to_owned(), |t| t.to_string()))
-                .arg(self.settings.stale_after_ms)
-                .invoke(c)
-        })?;
+        let clock = self.inner.clock_arg();
+        let ticket = ticket.map_or_else(|| "all".to_owned(), |t| t.to_string());
+        let stale = self.settings.stale_after_ms.to_string();
+        let n: i64 = self
+            .inner
+            .run(|c| AHEAD.call(c, &[&queue], &[PREFIX, &clock, &ticket, &stale]))?;
         Ok(n.max(0) as usize)
     }
 }
@@ -124,15 +121,13 @@ impl Queue for RedisStore {
         deadline: Mono,
     ) -> Result<Result<Box<dyn Place>, QueueTimeout>> {
         let queue = self.queue_key(site);
-        let ticket: u64 = self.inner.run(|c| {
-            JOIN.key(&queue)
-                .key(format!("{PREFIX}ticket"))
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(LEASE_TTL.as_millis() as u64)
-                .arg(self.settings.stale_after_ms)
-                .invoke(c)
-        })?;
+        let last = format!("{PREFIX}ticket");
+        let clock = self.inner.clock_arg();
+        let ttl = (LEASE_TTL.as_millis() as u64).to_string();
+        let stale = self.settings.stale_after_ms.to_string();
+        let ticket: u64 = self
+            .inner
+            .run(|c| JOIN.call(c, &[&queue, &last], &[PREFIX, &clock, &ttl, &stale]))?;
         let alive_at = Arc::new(Mutex::new(Instant::now()));
         let place = RedisPlace {
             _beat: keep_place_alive(

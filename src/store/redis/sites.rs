@@ -4,8 +4,6 @@
 
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 
-use redis::Script;
-
 use super::*;
 use crate::{
     pacing::step::{self, Applied, Look, Now, Step},
@@ -23,21 +21,15 @@ impl RedisStore {
 
     /// Run a step on `site`'s state: the script with the site's keys, the
     /// prefix, the clock, the site, `call` and `args`.
-    fn run_step(&self, script: &Script, site: &str, call: &str, args: &[String]) -> Result<Reply> {
+    fn run_step(&self, script: &Lua, site: &str, call: &str, args: &[String]) -> Result<Reply> {
         let [state, sites, changed] = self.site_keys(site);
-        self.inner.run(|c| {
-            let mut inv = script.key(&state);
-            inv.key(&sites)
-                .key(&changed)
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(site)
-                .arg(call);
-            for a in args {
-                inv.arg(a);
-            }
-            inv.invoke(c)
-        })
+        let clock = self.inner.clock_arg();
+        let argv: Vec<&str> = [PREFIX, &clock, site, call]
+            .into_iter()
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        self.inner
+            .run(|c| script.call(c, &[&state, &sites, &changed], &argv))
     }
 
     /// The lost-state rule's error, after a script healed `site`.

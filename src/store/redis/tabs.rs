@@ -94,17 +94,16 @@ impl Tabs for RedisStore {
 
     fn take_call(&self, call: &str, agent: Option<&str>) -> Result<Option<CallRecord>> {
         let call_key = self.inner.key("call", call);
-        let raw: Option<String> = self.inner.run(|c| {
-            let mut inv = TAKE_CALL.prepare_invoke();
-            if let Some(agent) = agent {
-                inv.key(self.inner.key("agent", agent));
-            }
-            inv.key(&call_key)
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(call)
-                .invoke(c)
-        })?;
+        let agent_key = agent.map(|a| self.inner.key("agent", a));
+        let keys: Vec<&str> = agent_key
+            .iter()
+            .map(String::as_str)
+            .chain([call_key.as_str()])
+            .collect();
+        let clock = self.inner.clock_arg();
+        let raw: Option<String> = self
+            .inner
+            .run(|c| TAKE_CALL.call(c, &keys, &[PREFIX, &clock, call]))?;
         Ok(raw.and_then(|t| serde_json::from_str(&t).ok()))
     }
 
