@@ -7,10 +7,10 @@
 //! replicate their effects, the default since Redis 5 and the only mode in
 //! 7). Clients whose clocks disagree by minutes still keep the gap, because
 //! no client's clock takes part in a decision. The process's own
-//! [`OffsetClock`] is set to the server's time when the process first reads
-//! it, for what it stamps on its own (log lines, tab ages, messages); a Post
-//! stamps its finish before that, by the server's clock, one round trip
-//! sooner.
+//! [`OffsetClock`] is set to the server's time, for what it stamps on its
+//! own (log lines, tab ages, messages), from the first script that brings
+//! it (an admission does), or, if the process reads its wall clock before
+//! any did, by a greeting of its own (`hello.lua`) then.
 //!
 //! # What is atomic how
 //! - The steps of [`crate::pacing::step`] (an admission: drop lapsed leases,
@@ -21,8 +21,13 @@
 //!   told by the Rust which policy heals a lost state): the server runs a
 //!   script with nothing else in between, so no read-then-write ever
 //!   crosses the network. Scripts are sent by hash
-//!   (`EVALSHA`) and loaded again when the server answers `NOSCRIPT` (after
-//!   a restart).
+//!   (`EVALSHA`), and whole (`EVAL`, which loads them) when the server
+//!   answers `NOSCRIPT` (a restart, a fresh server).
+//! - A call's admission at its one site ([`crate::store::Store::admit_call`])
+//!   is one script with everything around it: whether the agent's open
+//!   call is another one, whether others queue, the look, the call's
+//!   record, the server's time and data marker, and the tab map the
+//!   caller reads next. A paced navigate of a free site is one round trip.
 //! - Joining, leaving and reclaiming queue places are scripts too. Leaving
 //!   is sent without waiting for the answer (see below).
 //! - A backoff step is an optimistic transaction (`WATCH` the state, run
@@ -148,8 +153,10 @@ const TABS_TTL_MS: u64 = 30 * 24 * 3_600_000;
 /// The file in the state directory with the last marker seen on each server.
 const SEEN_FILE: &str = "redis-seen.json";
 
-/// Reply codes shared with the scripts.
+/// Reply codes shared with the scripts (`base.lua`).
 const CORRUPT: i64 = 9;
+const AGENT_BUSY: i64 = 4;
+const QUEUED: i64 = 5;
 
 /// A script of the store: its source and its SHA-1, for `EVALSHA`.
 pub(super) struct Lua {
@@ -401,8 +408,14 @@ impl Inner {
     /// The one-line error for `e`: the server, what went wrong, what to do.
     fn error(&self, e: &RedisError) -> Error {
         let detail = e.to_string();
+        // A server that wants a password refuses a long command from a
+        // client that gave none ("Protocol error: unauthenticated multibulk
+        // length") before it can say NOAUTH: the first command of an event
+        // is one script with all its arguments.
         let (setup, problem) = if e.kind() == redis::ErrorKind::AuthenticationFailed
             || matches!(e.code(), Some("WRONGPASS" | "NOAUTH"))
+            || detail.contains("unauthenticated multibulk")
+            || detail.contains("unauthenticated bulk")
         {
             (
                 true,
@@ -578,8 +591,13 @@ pub struct RedisStore {
     /// marker last seen on the server.
     home: PathBuf,
     root: OnceLock<Result<Dir, String>>,
-    /// Set once `hello` ran: on the first read of the clock.
+    /// Set once the server's time and marker were read: by the first
+    /// script that brought them, or `hello` on the first read of the clock
+    /// before any did.
     greeted: OnceLock<()>,
+    /// The tab map as a script read it along with its step, for the next
+    /// [`crate::store::Tabs::tabs`] (once): `Some(None)` is no map.
+    tabs_read: Mutex<Option<Option<String>>>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -607,6 +625,13 @@ impl Reply {
 
     fn uint(&self, i: usize) -> u64 {
         self.int(i).max(0) as u64
+    }
+
+    fn opt_text(&self, i: usize) -> Option<String> {
+        match self.0.get(i) {
+            Some(Value::BulkString(b)) => Some(String::from_utf8_lossy(b).into_owned()),
+            _ => None,
+        }
     }
 
     fn text(&self, i: usize) -> String {
@@ -679,6 +704,7 @@ impl RedisStore {
             home: home.into(),
             root: OnceLock::new(),
             greeted: OnceLock::new(),
+            tabs_read: Mutex::new(None),
         };
         // Connect now (and authenticate): a server that cannot be reached
         // is an error here. The greeting waits for the first read of the
@@ -734,12 +760,21 @@ impl RedisStore {
         });
     }
 
+    /// Greeted by a script's reply: the server's time `server_us`, read
+    /// between `before` (this machine's µs when the script was sent) and
+    /// now, and its marker.
+    fn greeted_by(&self, server_us: i64, before: i64, marker: &str, created: bool) {
+        let after = OffsetClock::local_us();
+        self.greeted.get_or_init(|| {
+            // Half the round trip either side: the server read its clock
+            // somewhere between, most likely in the middle.
+            self.clock.set_offset_us(server_us - (before + after) / 2);
+            self.notice_marker(marker, created);
+        });
+    }
+
     fn hello(&self) -> Result<()> {
-        let fresh = format!(
-            "{}-{:016x}",
-            OffsetClock::local_us(),
-            crate::pacing::request::random_u64()
-        );
+        let fresh = fresh_marker();
         let before = OffsetClock::local_us();
         let marker = format!("{PREFIX}marker");
         let clock = self.inner.clock_arg();
@@ -804,13 +839,53 @@ impl RedisStore {
     }
 }
 
+/// A new marker for the server's data, should it have none.
+fn fresh_marker() -> String {
+    format!(
+        "{}-{:016x}",
+        OffsetClock::local_us(),
+        crate::pacing::request::random_u64()
+    )
+}
+
+/// The store's clock: the server's, as far as this process knows it. The
+/// first read of the wall clock before any script brought the server's time
+/// greets the server (`hello`); the monotonic scale needs no greeting.
+impl Clock for RedisStore {
+    fn now_floor(&self) -> EpochMs {
+        self.greet();
+        self.clock.now_floor()
+    }
+
+    fn now_ceil(&self) -> EpochMs {
+        self.greet();
+        self.clock.now_ceil()
+    }
+
+    fn until(&self, at: EpochMs) -> Duration {
+        self.greet();
+        self.clock.until(at)
+    }
+
+    fn mono(&self) -> Mono {
+        self.clock.mono()
+    }
+
+    fn sleep(&self, d: Duration) {
+        self.clock.sleep(d)
+    }
+}
+
 impl Store for RedisStore {
     fn clock(&self) -> &dyn Clock {
-        self.greet();
         match &self.inner.fake {
             Some(fake) => fake.as_ref(),
-            None => self.clock.as_ref(),
+            None => self,
         }
+    }
+
+    fn admit_call(&self, a: &crate::store::AdmitCall<'_>) -> Result<crate::store::Admission> {
+        self.admit_at_once(a)
     }
 
     fn describe(&self) -> String {

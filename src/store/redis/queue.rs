@@ -10,7 +10,7 @@ use super::*;
 use crate::store::{Lease, Place, Queue, QueueTimeout};
 
 impl RedisStore {
-    fn queue_key(&self, site: &str) -> String {
+    pub(super) fn queue_key(&self, site: &str) -> String {
         self.inner.key("queue", site)
     }
 

@@ -5,9 +5,10 @@
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 
 use super::*;
+use crate::store::Attempt;
 use crate::{
     pacing::step::{self, Applied, Look, Now, Step},
-    store::{Sites, Stepped, Watch},
+    store::{Admission, AdmitCall, CallRecord, Sites, Stepped, Watch},
 };
 
 impl RedisStore {
@@ -77,6 +78,81 @@ impl RedisStore {
             applied: Applied::Admit(look),
             left,
         })
+    }
+
+    /// [`Store::admit_call`] as one script (`admit.lua` with all its
+    /// arguments): the agent's slot, the queue, the look, the record, the
+    /// greeting and the tab map, in one round trip.
+    pub(super) fn admit_at_once(&self, a: &AdmitCall<'_>) -> Result<Admission> {
+        let policy = a.policy;
+        let heal = Step::Admit {
+            call: a.call,
+            policy,
+            lease: None,
+        }
+        .heal(&self.settings.lost);
+        let (calls, window) = match policy.budget {
+            Some(b) => (b.calls.to_string(), b.window_ms.to_string()),
+            None => (String::new(), String::new()),
+        };
+        let (record_key, kind, ttl) = match a.agent {
+            Some(agent) => (self.inner.key("agent", agent), "agent", AGENT_TTL_MS),
+            None => (self.inner.key("call", a.call), "call", CALL_TTL_MS),
+        };
+        let (head, tail) = record_around_start(a.record);
+        let greet = self.greeted.get().is_none();
+        let fresh = if greet { fresh_marker() } else { String::new() };
+        let [state, sites, changed] = self.site_keys(a.site);
+        let queue = self.queue_key(a.site);
+        let clock = self.inner.clock_arg();
+        let args: Vec<String> = vec![
+            policy.interval_ms.to_string(),
+            policy.hold_ms.to_string(),
+            calls,
+            window,
+            String::new(),
+            heal.interval_ms.to_string(),
+            heal.hold_ms.to_string(),
+            if a.if_unqueued {
+                self.settings.stale_after_ms.to_string()
+            } else {
+                String::new()
+            },
+            if a.check_agent && a.agent.is_some() {
+                "1"
+            } else {
+                ""
+            }
+            .to_owned(),
+            head,
+            tail,
+            kind.to_owned(),
+            ttl.to_string(),
+            fresh,
+            if a.tabs { "1" } else { "" }.to_owned(),
+        ];
+        let argv: Vec<&str> = [PREFIX, &clock, a.site, a.call]
+            .into_iter()
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        let before = OffsetClock::local_us();
+        let r: Reply = self
+            .inner
+            .run(|c| ADMIT.call(c, &[&state, &sites, &changed, &record_key, &queue], &argv))?;
+        if greet {
+            self.greeted_by(r.int(3), before, &r.text(6), r.int(7) == 1);
+        }
+        // Read for the caller's next look at the tab map, which comes right
+        // after an admission: kept only then.
+        if a.tabs && matches!(r.int(0), 0 | 1) {
+            *lock(&self.tabs_read) = Some(r.opt_text(8));
+        }
+        match r.int(0) {
+            CORRUPT => Err(self.corrupt(a.site, &r.text(1), &heal)),
+            AGENT_BUSY => Ok(Admission::AgentBusy),
+            QUEUED => Ok(Admission::Queued),
+            _ => Ok(Admission::Looked(Attempt::of(&self.look(&r)?))),
+        }
     }
 
     /// [`Step::Backoff`]: an optimistic transaction, since its closure
@@ -282,4 +358,19 @@ impl Sites for RedisStore {
         sites.sort();
         Ok(sites)
     }
+}
+
+/// `record`'s JSON around its `started_ms`, which the admission script
+/// writes in.
+fn record_around_start(record: &CallRecord) -> (String, String) {
+    const MARK: &str = "\"started_ms\":18446744073709551615";
+    let text = serde_json::to_string(&CallRecord {
+        started_ms: u64::MAX,
+        ..record.clone()
+    })
+    .expect("record serializes");
+    let (head, tail) = text
+        .split_once(MARK)
+        .expect("a record's JSON names its started_ms once");
+    (format!("{head}\"started_ms\":"), tail.to_owned())
 }

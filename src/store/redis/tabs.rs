@@ -18,6 +18,9 @@ fn slot_fields(record: &CallRecord) -> [(&'static str, String); 3] {
 
 impl Tabs for RedisStore {
     fn tabs(&self) -> Result<TabMap> {
+        if let Some(raw) = lock(&self.tabs_read).take() {
+            return Ok(raw.map_or_else(TabMap::default, |t| TabMap::read(t.as_bytes())));
+        }
         let raw: Option<String> =
             self.inner.run(
                 |c| match redis::cmd("GET").arg(format!("{PREFIX}tabs")).query(c) {
