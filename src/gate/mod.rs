@@ -644,21 +644,23 @@ impl<'a> Gate<'a> {
     /// gate counts from; no sites if the call was not admitted by this gate
     /// and revealed nothing.
     pub fn finish(&self, call: &str, agent: Option<&str>, revealed: &[String]) -> Result<Finished> {
-        let record = self.store.take_call(call, agent)?;
-        let (mut sites, interval) = match &record {
-            Some(r) => (r.sites.clone(), r.interval_ms),
-            None if revealed.is_empty() => return Ok(Finished::default()),
-            None => (Vec::new(), 0),
-        };
-        for s in revealed {
-            if !sites.contains(s) {
-                sites.push(s.clone());
-            }
-        }
-        let mut times = Vec::with_capacity(sites.len());
-        for site in &sites {
-            times.push(self.store.finish(site, call, interval)?);
-        }
+        self.finish_then(call, agent, revealed, false)
+    }
+
+    /// [`Self::finish`], for a caller that reads the tab map right after
+    /// (`tabs`): a store that can reads it along with the finish.
+    pub fn finish_then(
+        &self,
+        call: &str,
+        agent: Option<&str>,
+        revealed: &[String],
+        tabs: bool,
+    ) -> Result<Finished> {
+        let (sites, times) = self
+            .store
+            .finish_call(call, agent, revealed, tabs)?
+            .into_iter()
+            .unzip();
         Ok(Finished { sites, times })
     }
 }

@@ -432,7 +432,8 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
         held = hold_loading(event, store, config).map_err(|e| not_recorded(&what, &e, config))?;
     }
     if held.is_none() && (event.tool_use_id.is_some() || !revealed.is_empty()) {
-        finished = record_finish(event, store, tool, &revealed)
+        let tabs = !(learned.tabs.is_empty() && learned.current.is_none());
+        finished = record_finish(event, store, tool, &revealed, tabs)
             .map_err(|e| not_recorded(&what, &e, config))?;
     }
     // Then what the sites said about the pace: a 429 or 503 holds the site
@@ -600,21 +601,22 @@ fn post_declared(ctx: &dyn Context, event: &HookEvent) -> Result<(), PostFailure
         .open_store(config)
         .map_err(|e| not_recorded(&what, &e, config))?;
     let store = store.as_ref();
-    record_finish(event, store, short(&event.tool_name), &[])
+    record_finish(event, store, short(&event.tool_name), &[], false)
         .map(|_| ())
         .map_err(|e| not_recorded(&what, &e, config))
 }
 
 /// Record the finish of the event's call, and on `revealed` sites, and log
-/// it. Returns the sites it was recorded on.
+/// it; `tabs`: the tab map is read next. Returns the sites it was recorded on.
 fn record_finish(
     event: &HookEvent,
     store: &dyn Store,
     tool: &str,
     revealed: &[String],
+    tabs: bool,
 ) -> Result<Vec<String>> {
     let key = call_key(event, store.clock());
-    let f = Gate::new(store).finish(&key, event.agent().as_deref(), revealed)?;
+    let f = Gate::new(store).finish_then(&key, event.agent().as_deref(), revealed, tabs)?;
     if !f.sites.is_empty() {
         let mut r = record(event, Kind::Finish, f.at());
         r.tool = tool.to_owned();

@@ -1,14 +1,16 @@
 //! One site's admission together with what the gate does around it: the
 //! check that the agent has no other call open, the look at the queue, and
-//! saving the call's record. Each is a step of its own on any store
-//! ([`admit_in_parts`], the default); a networked store does them as one
-//! step, so that an admission of a free site costs one round trip.
+//! saving the call's record; and a call's finish on every site it marked.
+//! Each is a step of its own on any store ([`admit_in_parts`],
+//! [`finish_in_parts`], the defaults); a networked store does each whole as
+//! one step, so that an admission of a free site, or a Post, costs one round
+//! trip.
 
 use super::{Attempt, CallRecord, Store};
 use crate::{
     error::Result,
     pacing::{
-        clock::Mono,
+        clock::{EpochMs, Mono},
         decision::{Decision, Policy},
     },
 };
@@ -81,4 +83,34 @@ pub fn admit_in_parts(store: &(impl Store + ?Sized), a: &AdmitCall<'_>) -> Resul
         }
     }
     Ok(Admission::Looked(look))
+}
+
+/// [`Store::finish_call`] as one step after another: take the call's
+/// record, then finish the call on each site it names and on each of
+/// `revealed` (the sites its result showed it reached), with the record's
+/// interval. Returns each site written and its finish time: none if there
+/// was no record and nothing was revealed.
+pub fn finish_in_parts(
+    store: &(impl Store + ?Sized),
+    call: &str,
+    agent: Option<&str>,
+    revealed: &[String],
+) -> Result<Vec<(String, EpochMs)>> {
+    let record = store.take_call(call, agent)?;
+    let (mut sites, interval) = match record {
+        Some(r) => (r.sites, r.interval_ms),
+        None if revealed.is_empty() => return Ok(Vec::new()),
+        None => (Vec::new(), 0),
+    };
+    for s in revealed {
+        if !sites.contains(s) {
+            sites.push(s.clone());
+        }
+    }
+    let mut done = Vec::with_capacity(sites.len());
+    for site in sites {
+        let at = store.finish(&site, call, interval)?;
+        done.push((site, at));
+    }
+    Ok(done)
 }

@@ -34,9 +34,13 @@
 //!   `step::apply` with its closure here, `MULTI`/`EXEC`, again if the
 //!   state changed meanwhile): it is rare, and its closure cannot run on the
 //!   server.
-//! - The tab map is looked at first with a plain `GET` (most events change
-//!   nothing), and changed in the same kind of transaction. A call record
-//!   is one `MULTI` (with an agent) or one `SET`; taking it is one script.
+//! - The tab map is looked at first (most events change nothing): read
+//!   along with the admission or the finish before it, or with a plain
+//!   `GET`; and changed by a compare-and-set script (`set_tabs.lua`: written
+//!   if still the map read, else tried again on what is there). A call record
+//!   is saved by the admission script (or one `MULTI`, or one `SET`);
+//!   taking it is a script, and a Post's finish takes it and finishes every
+//!   site it names in one (`finish_call.lua`).
 //! - The gate log is appended with `XADD` after the step it records, best
 //!   effort, as the file log is.
 //! - Best-effort writes (the log's `XADD`, leaving a queue) do not wait for
@@ -242,6 +246,8 @@ script!(AHEAD, "ahead", base only);
 /// last loaded would answer `EVALSHA` with `NOSCRIPT`, which nobody reads.
 const LEAVE_SRC: &str = concat!(include_str!("base.lua"), include_str!("leave.lua"));
 script!(TAKE_CALL, "take_call", base only);
+script!(FINISH_CALL, "finish_call");
+script!(SET_TABS, "set_tabs", base only);
 
 /// What the store and its places, leases and watches share: the server and
 /// the connections to it.
@@ -598,6 +604,9 @@ pub struct RedisStore {
     /// The tab map as a script read it along with its step, for the next
     /// [`crate::store::Tabs::tabs`] (once): `Some(None)` is no map.
     tabs_read: Mutex<Option<Option<String>>>,
+    /// Each site's state as the last finish script left it, for the next
+    /// look at that site (once).
+    states_read: Mutex<Vec<(String, String)>>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -705,6 +714,7 @@ impl RedisStore {
             root: OnceLock::new(),
             greeted: OnceLock::new(),
             tabs_read: Mutex::new(None),
+            states_read: Mutex::new(Vec::new()),
         };
         // Connect now (and authenticate): a server that cannot be reached
         // is an error here. The greeting waits for the first read of the
@@ -886,6 +896,16 @@ impl Store for RedisStore {
 
     fn admit_call(&self, a: &crate::store::AdmitCall<'_>) -> Result<crate::store::Admission> {
         self.admit_at_once(a)
+    }
+
+    fn finish_call(
+        &self,
+        call: &str,
+        agent: Option<&str>,
+        revealed: &[String],
+        tabs: bool,
+    ) -> Result<Vec<(String, EpochMs)>> {
+        self.finish_at_once(call, agent, revealed, tabs)
     }
 
     fn describe(&self) -> String {

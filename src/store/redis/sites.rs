@@ -155,6 +155,62 @@ impl RedisStore {
         }
     }
 
+    /// [`Store::finish_call`] as one script (`finish_call.lua`): the
+    /// record taken, every site finished, the greeting and the tab map, in
+    /// one round trip. Each site's state after its finish is kept for the
+    /// caller's next look at it ([`Sites::site_state`]: the Post looks for a
+    /// backoff to reset).
+    pub(super) fn finish_at_once(
+        &self,
+        call: &str,
+        agent: Option<&str>,
+        revealed: &[String],
+        tabs: bool,
+    ) -> Result<Vec<(String, EpochMs)>> {
+        let lost = self.settings.lost;
+        let agent_key = agent.map(|a| self.inner.key("agent", a));
+        let call_key = self.inner.key("call", call);
+        let keys: Vec<&str> = agent_key
+            .iter()
+            .map(String::as_str)
+            .chain([call_key.as_str()])
+            .collect();
+        let greet = self.greeted.get().is_none();
+        let fresh = if greet { fresh_marker() } else { String::new() };
+        let clock = self.inner.clock_arg();
+        let (interval, hold) = (lost.interval_ms.to_string(), lost.hold_ms.to_string());
+        let argv: Vec<&str> = [
+            PREFIX,
+            &clock,
+            call,
+            if agent.is_some() { "1" } else { "" },
+            &interval,
+            &hold,
+            &fresh,
+            if tabs { "1" } else { "" },
+        ]
+        .into_iter()
+        .chain(revealed.iter().map(String::as_str))
+        .collect();
+        let before = OffsetClock::local_us();
+        let r: Reply = self.inner.run(|c| FINISH_CALL.call(c, &keys, &argv))?;
+        if greet {
+            self.greeted_by(r.int(0), before, &r.text(1), r.int(2) == 1);
+        }
+        if tabs {
+            *lock(&self.tabs_read) = Some(r.opt_text(3));
+        }
+        let mut done = Vec::new();
+        let mut read = lock(&self.states_read);
+        read.clear();
+        for i in (4..r.0.len()).step_by(3) {
+            let site = r.text(i);
+            read.push((site.clone(), r.text(i + 2)));
+            done.push((site, r.uint(i + 1)));
+        }
+        Ok(done)
+    }
+
     /// [`Step::Backoff`]: an optimistic transaction, since its closure
     /// cannot run on the server.
     fn backoff(
@@ -336,6 +392,15 @@ impl Sites for RedisStore {
     }
 
     fn site_state(&self, site: &str) -> Result<Option<SiteState>> {
+        // Read by the finish just made, for this look (once).
+        let kept = {
+            let mut read = lock(&self.states_read);
+            let at = read.iter().position(|(s, _)| s == site);
+            at.map(|i| read.swap_remove(i).1)
+        };
+        if let Some(text) = kept {
+            return self.parse_state(site, &text).map(Some);
+        }
         let key = self.inner.key("site", site);
         let raw: Option<String> = self.inner.run(|c| {
             match redis::cmd("GET").arg(&key).query(c) {

@@ -574,3 +574,79 @@ fn an_admission_in_one_script_does_what_its_parts_do() {
     );
     drop((wait_a, wait_b));
 }
+
+#[test]
+fn a_finish_in_one_script_does_what_its_parts_do() {
+    use crate::store::finish_in_parts;
+    let (one, parts) = (Server::start(), Server::start());
+    let (a, b) = (store(&one, "finish-once"), store(&parts, "finish-parts"));
+    let t0 = 1_800_000_000_000_000u64;
+    let record = |call: &str, sites: &[&str]| CallRecord {
+        call: call.to_owned(),
+        sites: sites.iter().map(|s| s.to_string()).collect(),
+        started_ms: t0 / 1000,
+        interval_ms: 2_500,
+    };
+    for s in [&a, &b] {
+        s.set_test_clock(Some(t0));
+        for (call, site) in [("s#1", "x.com"), ("s#1", "y.com"), ("#2", "x.com")] {
+            s.try_admit(site, call, &P, None, soon(s)).unwrap();
+        }
+        s.save_call(&record("s#1", &["x.com", "y.com"]), Some("s"))
+            .unwrap();
+        s.save_call(&record("#2", &["x.com"]), None).unwrap();
+        // A record that does not read as one finishes nothing of its own.
+        raw_on(s, &["SET", "pace-hook:call:#3", "{\"call\": 3}"]);
+    }
+    let revealed = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let asks: &[(&str, Option<&str>, Vec<String>)] = &[
+        ("s#1", Some("s"), revealed(&["z.com", "x.com"])),
+        ("s#1", Some("s"), revealed(&[])),
+        ("#2", None, revealed(&[])),
+        ("#3", None, revealed(&["w.com"])),
+        ("#4", None, revealed(&[])),
+    ];
+    for (i, (call, agent, revealed)) in asks.iter().enumerate() {
+        let at = t0 + (i as u64 + 1) * 1_000_500;
+        a.set_test_clock(Some(at));
+        b.set_test_clock(Some(at));
+        let x = a.finish_call(call, *agent, revealed, true).unwrap();
+        let y = finish_in_parts(&b, call, *agent, revealed).unwrap();
+        assert_eq!(x, y, "ask {i}");
+        let sites: Vec<&str> = x.iter().map(|(s, _)| s.as_str()).collect();
+        let expected: [&[&str]; 5] = [
+            &["x.com", "y.com", "z.com"],
+            &[],
+            &["x.com"],
+            &["w.com"],
+            &[],
+        ];
+        assert_eq!(sites, expected[i], "ask {i}");
+        for (site, time) in &x {
+            assert_eq!(*time, at.div_ceil(1000), "ask {i}");
+            // The state the script read along answers the next look.
+            assert_eq!(
+                a.site_state(site).unwrap(),
+                b.site_state(site).unwrap(),
+                "ask {i} {site}"
+            );
+        }
+        assert_eq!(a.tabs().unwrap(), b.tabs().unwrap());
+    }
+    for site in ["w.com", "x.com", "y.com", "z.com"] {
+        assert_eq!(a.site_state(site).unwrap(), b.site_state(site).unwrap());
+    }
+}
+
+/// A raw command on `s`'s own server.
+fn raw_on(s: &RedisStore, args: &[&str]) {
+    s.inner
+        .run(|c| {
+            let mut cmd = redis::cmd(args[0]);
+            for a in &args[1..] {
+                cmd.arg(*a);
+            }
+            cmd.query::<Value>(c)
+        })
+        .unwrap();
+}
