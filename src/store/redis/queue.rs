@@ -125,7 +125,7 @@ impl Queue for RedisStore {
         let clock = self.inner.clock_arg();
         let ttl = (LEASE_TTL.as_millis() as u64).to_string();
         let stale = self.settings.stale_after_ms.to_string();
-        let ticket: u64 = self
+        let (ticket, mut ahead): (u64, usize) = self
             .inner
             .run(|c| JOIN.call(c, &[&queue, &last], &[PREFIX, &clock, &ttl, &stale]))?;
         let alive_at = Arc::new(Mutex::new(Instant::now()));
@@ -141,8 +141,8 @@ impl Queue for RedisStore {
             alive_at,
         };
         let wake = self.inner.key("wake", &ticket.to_string());
+        // The first look was made by the join.
         loop {
-            let ahead = self.ahead(site, Some(ticket))?;
             if ahead == 0 {
                 return Ok(Ok(Box::new(place)));
             }
@@ -151,6 +151,7 @@ impl Queue for RedisStore {
                 return Ok(Err(QueueTimeout { ahead }));
             }
             self.inner.block_pop(&wake, left.min(QUEUE_BACKSTOP))?;
+            ahead = self.ahead(site, Some(ticket))?;
         }
     }
 

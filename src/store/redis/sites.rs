@@ -315,6 +315,11 @@ struct RedisWatch {
 
 impl Watch for RedisWatch {
     fn wait(&mut self, timeout: Duration) -> Result<()> {
+        // The wait is on another connection: what is still deferred on the
+        // main one (the watch's own start) goes first.
+        if lock(&self.inner.deferred).1 > 0 {
+            self.inner.run(|_| Ok(()))?;
+        }
         self.inner
             .block_pop(&self.key, timeout.min(WATCH_BACKSTOP))
             .map(|_| ())
@@ -383,8 +388,9 @@ impl Sites for RedisStore {
     fn watch(&self, site: &str) -> Result<Box<dyn Watch>> {
         let key = self.inner.key("changed", site);
         // Watching starts now: a wake-up left from before is not for us.
-        self.inner
-            .run(|c| redis::cmd("DEL").arg(&key).query::<i64>(c))?;
+        // Sent ahead of the next command (the look that comes next, on the
+        // same connection, so in order), not in a round trip of its own.
+        self.inner.defer(redis::cmd("DEL").arg(&key));
         Ok(Box::new(RedisWatch {
             inner: self.inner.clone(),
             key,
