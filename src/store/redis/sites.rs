@@ -135,6 +135,7 @@ impl RedisStore {
             .into_iter()
             .chain(args.iter().map(String::as_str))
             .collect();
+        lock(&self.states_read).retain(|(s, _)| s != a.site);
         let before = OffsetClock::local_us();
         let r: Reply = self
             .inner
@@ -328,6 +329,8 @@ impl Watch for RedisWatch {
 
 impl Sites for RedisStore {
     fn step(&self, site: &str, step: Step<'_>, _deadline: Option<Mono>) -> Result<Stepped> {
+        // What a finish read of this site is stale once another step ran.
+        lock(&self.states_read).retain(|(s, _)| s != site);
         // Every script ends its arguments with the policy a state that
         // cannot be read is rebuilt with.
         let heal = step.heal(&self.settings.lost);

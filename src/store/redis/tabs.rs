@@ -46,6 +46,8 @@ impl RedisStore {
     ) -> Result<()> {
         let key = format!("{PREFIX}tabs");
         let (clock, ttl) = (self.inner.clock_arg(), TABS_TTL_MS.to_string());
+        // A map a script read along is stale once this writes.
+        lock(&self.tabs_read).take();
         loop {
             let mut map = raw
                 .as_deref()
