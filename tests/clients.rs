@@ -19,13 +19,17 @@ fn fixtures(client: &str) -> Value {
     fixture(&format!("clients/{client}"))
 }
 
-fn run_as(gate: &Gate, args: &[&str], bytes: Vec<u8>) -> Output {
+fn spawn_as(gate: &Gate, args: &[&str], bytes: Vec<u8>) -> Child {
     let mut child = gate.command().args(args).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     thread::spawn(move || {
         let _ = stdin.write_all(&bytes);
     });
-    finish(child, Duration::from_secs(30))
+    child
+}
+
+fn run_as(gate: &Gate, args: &[&str], bytes: Vec<u8>) -> Output {
+    finish(spawn_as(gate, args, bytes), Duration::from_secs(30))
 }
 
 fn hook(gate: &Gate, client: &str, event: &Value) -> Output {
@@ -213,6 +217,127 @@ fn a_wait_the_client_s_timeout_would_cut_short_is_refused_in_time_saying_when() 
         "{reason}"
     );
     assert_eq!(gate.events("give_up").len(), 1);
+}
+
+#[test]
+fn thirty_second_clients_queued_on_a_ten_second_interval_are_answered_before_their_timeout() {
+    // Copilot CLI, VS Code and Cline kill a hook at 30 s (and then run the
+    // call), so pace-hook waits at most 15 s for them. A call has just
+    // finished on example.com, free again in 10 s; three agents of those
+    // clients then queue for it at once. The first in the queue gets the
+    // site after the interval and finishes at once; the two behind it, whose
+    // turn is then 20 s off, are refused before their client's timeout,
+    // saying when the site is free, which it then is.
+    let gate = Gate::new("interval = \"10s\"\nin_flight_hold = \"60s\"\n");
+    let vscode = fixtures("vscode");
+    assert_goes_on("vscode", &hook(&gate, "vscode", &vscode["pre_navigate"]));
+    assert_goes_on("vscode", &hook(&gate, "vscode", &vscode["post_navigate"]));
+    let other = |e: &Value| {
+        let mut e = e.clone();
+        e["session_id"] = json!("vs-2");
+        e["tool_use_id"] = json!("tool-2");
+        e
+    };
+    let queue = [
+        ("copilot", fixtures("copilot")),
+        ("cline", fixtures("cline")),
+        (
+            "vscode",
+            json!({"pre_navigate": other(&vscode["pre_navigate"]), "post_navigate": other(&vscode["post_navigate"])}),
+        ),
+    ];
+    let (tx, rx) = std::sync::mpsc::channel();
+    for (i, (client, f)) in queue.iter().enumerate() {
+        let started = Instant::now();
+        let child = spawn_as(
+            &gate,
+            &["--client", client],
+            serde_json::to_vec(&f["pre_navigate"]).unwrap(),
+        );
+        let tx = tx.clone();
+        // The client's own timeout: a hook still running then is killed.
+        thread::spawn(move || {
+            let _ = tx.send((i, finish(child, Duration::from_secs(30)), started.elapsed()));
+        });
+    }
+    let mut admitted = Vec::new();
+    let mut refused = Vec::new();
+    for _ in 0..queue.len() {
+        let (i, o, took) = rx.recv().unwrap();
+        let (client, f) = &queue[i];
+        assert!(took < Duration::from_secs(30), "{client}: {took:?}");
+        // A go-on may carry a note (Cline's after a wait does); a refusal
+        // is in the client's form.
+        let out = stdout(&o);
+        let denied =
+            out.contains("\"permissionDecision\":\"deny\"") || out.contains("\"cancel\":true");
+        if code(&o) == 0 && !denied {
+            assert!(o.stderr.is_empty(), "{client}: {}", stderr(&o));
+            assert_goes_on(client, &hook(&gate, client, &f["post_navigate"]));
+            admitted.push((client, Instant::now()));
+        } else {
+            refused.push((client, assert_refused(client, &o), Instant::now()));
+        }
+    }
+    assert_eq!(admitted.len(), 1, "{refused:?}");
+    let admit = gate.events("admit");
+    let waited = admit.last().unwrap()["waited_ms"].as_u64().unwrap();
+    assert!((9_000..15_000).contains(&waited), "{admit:?}");
+    assert_eq!(refused.len(), 2);
+    assert_eq!(gate.events("give_up").len(), 2);
+    let (_, finished) = admitted[0];
+    for (client, reason, at) in &refused {
+        assert!(
+            reason.contains("(the most it may wait is 15 s, under the agent's hook timeout)"),
+            "{client}: {reason}"
+        );
+        // "should be free in N s": the admitted call's finish plus the
+        // interval, as seen when the refusal was written.
+        let free_in = reason
+            .split("example.com should be free in ")
+            .nth(1)
+            .and_then(|r| r.split(" s at the earliest").next())
+            .and_then(|n| n.parse::<f64>().ok())
+            .unwrap_or_else(|| panic!("{client}: no time to retry in {reason}"));
+        let truth = 10.0 - at.duration_since(finished).as_secs_f64();
+        assert!(
+            (free_in - truth).abs() <= 1.5,
+            "{client}: free in {free_in} s, truly {truth:.1} s: {reason}"
+        );
+    }
+}
+
+#[test]
+fn codex_shell_calls_as_captured_are_paced_and_blocked() {
+    // Codex 0.171.0's shell tool (`exec_command`) as its hook sees it, from
+    // a run of the end-to-end suite: `Bash` with `command`, and a Post whose
+    // `tool_response` is the command's output.
+    let gate = Gate::new("interval = \"300ms\"\nin_flight_hold = \"60s\"\n");
+    let pre = fixture("codex-0.171.0-pre-bash-curl");
+    assert_goes_on("codex", &hook(&gate, "codex", &pre));
+    assert_goes_on(
+        "codex",
+        &hook(&gate, "codex", &fixture("codex-0.171.0-post-bash-curl")),
+    );
+    let again = with_id(pre, "toolu_e2e_cxb_07_0");
+    assert_goes_on("codex", &hook(&gate, "codex", &again));
+    let (admits, finishes) = (gate.events("admit"), gate.events("finish"));
+    assert_eq!(admits.len(), 2, "{:#?}", gate.log());
+    assert_eq!(admits[1]["sites"], json!(["example.com"]));
+    assert_eq!(finishes.len(), 1, "the Post ended the call");
+    assert!(
+        ts(&admits[1]) >= ts(&finishes[0]) + 300,
+        "{:#?}",
+        gate.log()
+    );
+    let reason = assert_refused(
+        "codex",
+        &hook(&gate, "codex", &fixture("codex-0.171.0-pre-bash-two-urls")),
+    );
+    assert!(
+        reason.starts_with("pace-hook blocked `Bash`: the command can make more than one request"),
+        "{reason}"
+    );
 }
 
 #[test]

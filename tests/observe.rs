@@ -266,7 +266,7 @@ fn status_and_doctor_show_a_preset_and_whose_values_hold() {
     let s = Setup::new(
         "interval = \"200ms\"\n[[site]]\nname = \"gh\"\npreset = \"github\"\nbudget = \"100/1h\"\n",
     );
-    let expected = "site `gh` uses preset `github`: interval 1 s (the preset's; yours: 200 ms), budget 100 per 60 min (yours); github publishes: no more than 80 content-generating requests per minute and no more than 500 per hour";
+    let expected = "site `gh` uses preset `github`: interval 1 s (the preset's; yours: 200 ms), budget 100 per 60 min (yours); the tools of MCP servers named like `github` are paced on it; github publishes: no more than 80 content-generating requests per minute and no more than 500 per hour";
     let out = s.command(&["status"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&format!("\n  {expected}")), "{text}");
@@ -309,6 +309,64 @@ fn status_and_doctor_show_a_preset_and_whose_values_hold() {
     let finished = finish["finished_ms"][at].as_u64().unwrap();
     let gap = ts(&gate.record("admit", "g2")) - finished;
     assert!(gap >= 1_000, "{gap} {:#?}", gate.log());
+}
+
+/// A call of GitHub's MCP server, which names no URL: `create_issue` on
+/// `server`, made after the call `after` (to be seen in the gate log).
+fn github_mcp(id: &str, server: &str, tool: &str) -> Value {
+    let mut e = pre_navigate(id, "https://unused.example/", 1);
+    e["tool_name"] = json!(format!("mcp__{server}__{tool}"));
+    e["tool_input"] = json!({"owner": "o", "repo": "r", "title": "t", "body": "b"});
+    e
+}
+
+#[test]
+fn a_preset_paces_its_services_own_mcp_server_on_the_site() {
+    let s = Setup::new("interval = \"200ms\"\n[[site]]\nname = \"gh\"\npreset = \"github\"\n");
+    let gate = &s.gate;
+    // Two servers named like GitHub's, one a user's own spelling.
+    let calls = [
+        github_mcp("m1", "github", "create_issue"),
+        github_mcp("m2", "GitHub-MCP", "add_issue_comment"),
+    ];
+    for call in &calls {
+        assert_pass(&gate.run(call));
+        assert_pass(&gate.run(&post_of(call, "PostToolUse")));
+    }
+    let admit = gate.record("admit", "m2");
+    // The site's every domain, as for a request to github.com itself.
+    assert_eq!(
+        admit["sites"],
+        json!(["github.com", "githubusercontent.com"]),
+        "{:#?}",
+        gate.log()
+    );
+    let finish = gate.record("finish", "m1");
+    let gap = ts(&admit) - finish["finished_ms"][0].as_u64().unwrap();
+    assert!(gap >= 1_000, "{gap} {:#?}", gate.log());
+    // Without the preset the same call names no site: it passes, logged
+    // as unknown.
+    let bare = Setup::new("interval = \"200ms\"\n");
+    assert_pass(&bare.gate.run(&github_mcp("u1", "github", "create_issue")));
+    assert_eq!(
+        bare.gate.record("unknown", "u1")["tool"],
+        "mcp__github__create_issue"
+    );
+}
+
+#[test]
+fn a_tool_rules_site_paces_a_tool_that_names_no_url_there() {
+    let s = Setup::new(
+        "interval = \"200ms\"\n[[site]]\nname = \"lin\"\ndomains = [\"linear.app\"]\ninterval = \"1s\"\n\n[[tool]]\nmatch = \"mcp__linear__.*\"\nclass = \"pace\"\nsite = \"lin\"\n",
+    );
+    let call = github_mcp("l1", "linear", "create_issue");
+    assert_pass(&s.gate.run(&call));
+    assert_eq!(
+        s.gate.record("admit", "l1")["sites"],
+        json!(["linear.app"]),
+        "{:#?}",
+        s.gate.log()
+    );
 }
 
 #[test]

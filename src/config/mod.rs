@@ -173,6 +173,7 @@ struct RawTool {
     url: Option<String>,
     code: Option<String>,
     reason: Option<String>,
+    site: Option<String>,
 }
 
 impl Config {
@@ -273,6 +274,9 @@ impl Config {
             ));
         }
         let mut names = std::collections::HashSet::with_capacity(raw.site.len());
+        // A [[tool]]'s `site` may name a [[site]]: its first domain.
+        let mut first_domain = std::collections::HashMap::new();
+        let mut preset_rules = Vec::new();
         for (i, site) in raw.site.into_iter().enumerate() {
             let site_line = |key: &str| key_line(text, Some(("site", i)), key);
             let name = site.name.trim().to_ascii_lowercase();
@@ -367,6 +371,12 @@ impl Config {
                     (Some(i), b)
                 }
             };
+            if let Some(first) = domains.first() {
+                first_domain.insert(name.clone(), first.clone());
+            }
+            if let Some(p) = preset {
+                preset_rules.extend(preset::tool_rule(p, domains.first()));
+            }
             config.push_site(
                 &name,
                 interval_ms,
@@ -411,14 +421,41 @@ impl Config {
                     ));
                 }
             }
+            let site = match tool.site {
+                None => None,
+                Some(_) if class != ToolClass::Pace => {
+                    return Err(bad(
+                        tool_line("site"),
+                        format!(
+                            "tool `{}`: `site` is for `class = \"pace\"`: a call that is skipped or blocked reaches no site",
+                            tool.pattern
+                        ),
+                    ));
+                }
+                Some(s) => Some(match first_domain.get(&s) {
+                    Some(d) => d.clone(),
+                    None => crate::key::normalize_host(&s).ok_or_else(|| {
+                        bad(
+                            tool_line("site"),
+                            format!(
+                                "tool `{}`: site `{s}` is neither a [[site]] name nor a domain",
+                                tool.pattern
+                            ),
+                        )
+                    })?,
+                }),
+            };
             config.tools.push(ToolRule {
                 pattern: tool.pattern,
                 class,
                 url: tool.url,
                 code: tool.code,
                 reason: tool.reason,
+                site,
             });
         }
+        // After the user's own rules, which come first and so win.
+        config.tools.extend(preset_rules);
         Ok(config)
     }
 }
@@ -691,7 +728,7 @@ mod tests {
         );
         let line = preset::describe(&c.presets[0]);
         assert!(
-            line.starts_with("site `r` uses preset `reddit`: interval 1 s (yours), budget 60 per 1 min (the preset's; yours: 1000 per 1 min); reddit publishes: clients connecting via OAuth2 may make up to 60 requests per minute"),
+            line.starts_with("site `r` uses preset `reddit`: interval 1 s (yours), budget 60 per 1 min (the preset's; yours: 1000 per 1 min); the tools of MCP servers named like `reddit` are paced on it; reddit publishes: clients connecting via OAuth2 may make up to 60 requests per minute"),
             "{line}"
         );
         assert!(line.ends_with("read 2026-12-01"), "{line}");
@@ -699,6 +736,62 @@ mod tests {
         let text = cache::encode(&[1, 2, 3, 4, 5, 6, 7], &c);
         let (_, back) = cache::decode(&text, Path::new("/x")).unwrap();
         assert_eq!(back.presets, c.presets);
+        assert_eq!(back.tools, c.tools);
+        assert_eq!(back.tools[0].site.as_deref(), Some("reddit.com"));
+    }
+
+    #[test]
+    fn a_preset_with_a_service_server_adds_a_rule_after_the_users_own() {
+        let c = parse(
+            "[[site]]\nname = \"gh\"\npreset = \"github\"\n\n[[tool]]\nmatch = \"mcp__github__get_.*\"\nclass = \"skip\"\n",
+        )
+        .unwrap();
+        // The user's skip comes first, so it decides the tools it names.
+        assert_eq!(c.tools.len(), 2);
+        assert_eq!(c.tools[0].class, ToolClass::Skip);
+        assert_eq!(c.tools[1].class, ToolClass::Pace);
+        assert_eq!(c.tools[1].site.as_deref(), Some("github.com"));
+        let re = regex_lite::Regex::new(&format!("^(?:{})$", c.tools[1].pattern)).unwrap();
+        for name in [
+            "mcp__github__create_issue",
+            "mcp__GitHub-MCP__push_files",
+            "mcp__my_github__x",
+        ] {
+            assert!(re.is_match(name), "{name}");
+        }
+        for name in [
+            "mcp__gitlab__create_issue",
+            "github__create_issue",
+            "mcp__github__",
+        ] {
+            assert!(!re.is_match(name), "{name}");
+        }
+        // A site listing its own domains: the rule paces on the first.
+        let c = parse(
+            "[[site]]\nname = \"gh\"\npreset = \"github\"\ndomains = [\"ghe.example.com\"]\n",
+        )
+        .unwrap();
+        assert_eq!(c.tools[0].site.as_deref(), Some("ghe.example.com"));
+    }
+
+    #[test]
+    fn a_tool_rules_site_is_a_site_name_or_a_domain_and_only_for_pace() {
+        let c = parse("[[site]]\nname = \"lin\"\ndomains = [\"Linear.app\"]\n\n[[tool]]\nmatch = \"a\"\nclass = \"pace\"\nsite = \"lin\"\n\n[[tool]]\nmatch = \"b\"\nclass = \"pace\"\nsite = \"API.Example.com\"\n").unwrap();
+        assert_eq!(c.tools[0].site.as_deref(), Some("linear.app"));
+        assert_eq!(c.tools[1].site.as_deref(), Some("api.example.com"));
+        let e = parse("[[tool]]\nmatch = \"a\"\nclass = \"pace\"\nsite = \"not a host/\"\n")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "config `/x/pace-hook.toml` line 4: tool `a`: site `not a host/` is neither a [[site]] name nor a domain"
+        );
+        let e =
+            parse("[[tool]]\nmatch = \"a\"\nclass = \"skip\"\nsite = \"a.example\"\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("line 4: tool `a`: `site` is for `class = \"pace\"`"),
+            "{e}"
+        );
     }
 
     #[test]

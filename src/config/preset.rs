@@ -14,6 +14,7 @@
 //! for after a push-back (pace-hook's backoff starts at the interval and
 //! doubles up to `max_backoff`).
 
+use super::{ToolClass, ToolRule};
 use crate::pacing::decision::Budget;
 
 /// A site's published limits.
@@ -35,6 +36,10 @@ pub(crate) struct Preset {
     pub(crate) read: &'static str,
     /// What the preset cannot express.
     pub(crate) notes: &'static str,
+    /// The word in the name of the service's own MCP servers (`github` for
+    /// `mcp__github__create_issue`): their tools, which name no URL, are
+    /// requests to the site all the same, and are paced on it.
+    pub(crate) server: Option<&'static str>,
 }
 
 /// Every preset.
@@ -54,6 +59,10 @@ pub(crate) static PRESETS: &[Preset] = &[
         source: "https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api (secondary rate limits) and https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api",
         read: "2026-12-01",
         notes: "GitHub's caps count content-generating requests; pace-hook counts every request to github.com, so reads spend the budget too. Calls are serial by design (one site, one queue). A push-back without Retry-After waits the interval doubled, not GitHub's minute: set max_backoff and interval to taste.",
+        // GitHub's MCP server (github/github-mcp-server, local or hosted):
+        // `create_issue`, `create_pull_request`, `push_files`, … call the
+        // REST and GraphQL APIs on api.github.com.
+        server: Some("github"),
     },
     Preset {
         name: "reddit",
@@ -67,6 +76,7 @@ pub(crate) static PRESETS: &[Preset] = &[
         source: "https://github.com/reddit-archive/reddit/wiki/API (Rules) and https://www.reddit.com/r/redditdev/comments/13wsiks/ (rate limits for the free tier)",
         read: "2026-12-01",
         notes: "Reddit's figure is per OAuth client; pace-hook paces the machine (or every machine on one Redis), whatever client sends.",
+        server: Some("reddit"),
     },
 ];
 
@@ -82,6 +92,22 @@ pub(crate) fn names() -> String {
         .map(|p| format!("\"{}\"", p.name))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The `[[tool]]` rule a `[[site]]` with `preset` adds after the user's
+/// own: every tool of an MCP server whose name has the preset's word
+/// (`mcp__github__…`, `mcp__GitHub-MCP__…`) is paced on the site (its
+/// first domain), whatever its input, since it calls the service's API.
+pub(crate) fn tool_rule(preset: &Preset, domain: Option<&String>) -> Option<ToolRule> {
+    let (word, site) = (preset.server?, domain?);
+    Some(ToolRule {
+        pattern: format!("(?i)mcp__[a-z0-9_-]*{word}[a-z0-9_-]*__.+"),
+        class: ToolClass::Pace,
+        url: None,
+        code: None,
+        reason: None,
+        site: Some(site.clone()),
+    })
 }
 
 /// The interval and budget a site with `preset` gets, where the user's
@@ -130,8 +156,11 @@ pub(crate) fn describe(u: &super::PresetUse) -> String {
     } else {
         format!("the preset's; yours: {}", per(u.user_budget))
     };
+    let tools = p.server.map_or(String::new(), |w| {
+        format!("; the tools of MCP servers named like `{w}` are paced on it")
+    });
     format!(
-        "site `{}` uses preset `{}`: interval {} ({}{}), budget {} ({budget_whose}); {} publishes: {}; source {}, read {}",
+        "site `{}` uses preset `{}`: interval {} ({}{}), budget {} ({budget_whose}){tools}; {} publishes: {}; source {}, read {}",
         u.site,
         p.name,
         format_duration(interval),

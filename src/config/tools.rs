@@ -27,4 +27,9 @@ pub struct ToolRule {
     pub code: Option<String>,
     /// For `block`: what the model is told.
     pub reason: Option<String>,
+    /// For `pace`: the host its calls reach, when the input names no URL
+    /// (a hosted service's MCP server: GitHub's `create_issue` is a request
+    /// to github.com). From the rule's `site`, or a `[[site]]`'s preset.
+    #[serde(default)]
+    pub site: Option<String>,
 }

@@ -1,7 +1,9 @@
 //! OpenAI Codex CLI. Its events are Claude Code's (`PreToolUse`,
 //! `PostToolUse`; no `PostToolUseFailure`: a failed call gets no Post), with
 //! `turn_id` and `model` beside them; MCP tools reach the hook as
-//! `mcp__<server>__<tool>` (seen with 0.169.0).
+//! `mcp__<server>__<tool>` (seen with 0.169.0), and its shell tool
+//! (`exec_command`) as `Bash` with `command`, its Post's `tool_response` the
+//! output as a string (seen with 0.171.0, which the end-to-end suite runs).
 //!
 //! Its answers are checked against a schema with `additionalProperties:
 //! false`, and its parser fails the hook (and the call then runs) for

@@ -52,8 +52,8 @@ pub(crate) fn rule_for<'r>(rules: &'r [ToolRule], tool_name: &str) -> Option<&'r
 }
 
 /// A declared `pace`: the URL at `url` if the input has it, the code at
-/// `code` analysed as a page script, else the server's current page, else
-/// every known site.
+/// `code` analysed as a page script, else the rule's `site`, else the
+/// server's current page, else every known site.
 fn pace(
     rule: &ToolRule,
     input: &Map<String, Value>,
@@ -115,9 +115,16 @@ fn pace(
             (verdict, _) => verdict,
         };
     }
-    match url {
-        Some(url) => navigation(url, page.cloned(), label),
-        None => Verdict::Pace {
+    match (url, &rule.site) {
+        (Some(url), _) => navigation(url, page.cloned(), label),
+        (None, Some(site)) => Verdict::Pace {
+            target: Target::Sites {
+                urls: vec![site.clone()],
+                any_site: false,
+            },
+            label: label.to_owned(),
+        },
+        (None, None) => Verdict::Pace {
             target: page.cloned().map_or(Target::Unknown, Target::Tab),
             label: label.to_owned(),
         },
@@ -157,6 +164,7 @@ mod tests {
             url: None,
             code: None,
             reason: None,
+            site: None,
         }
     }
 

@@ -404,32 +404,41 @@ pub(crate) fn classify<'r>(
 /// larger one is read this far and counted as unreadable past it.
 const MAX_INPUT_VALUES: usize = 1_000;
 
-/// A tool nobody knows: [`Verdict::Handed`] if its input holds absolute
-/// `http(s)` URLs (anywhere, in any string), [`Verdict::Unknown`] if it
-/// holds none. Two of them on one site would be two requests with no gap:
-/// blocked. An input too large to read whole is paced against every known
-/// site.
+/// A tool nobody knows: [`Verdict::Handed`] if its input holds URLs,
+/// [`Verdict::Unknown`] if it holds none. Read as URLs it would fetch: a
+/// value that is an absolute URL (`http`, `https`, `ws`, `wss`, `ftp`, any
+/// case, or `//host/…`), and a host or `host/path` under a key that names
+/// one (`url`, `href`, `link`, `host`, `domain`, `endpoint`, `targetUrl`,
+/// …). Two of those on one site would be two requests with no gap: blocked.
+/// A URL inside longer text (a prompt, a message, percent-encoded in a
+/// query) may be fetched too: paced on its site, never blocked for sharing
+/// one, since text names a site many times. A tool whose name says it
+/// crawls or maps a site (`crawl`, `spider`, `sitemap`) handed a URL makes
+/// many requests: blocked. An input too large to read whole is paced
+/// against every known site.
 pub(crate) fn handed(tool_name: &str, input: &Map<String, Value>) -> Verdict {
     let mut urls: Vec<String> = Vec::new();
+    let mut in_text: Vec<String> = Vec::new();
     let mut seen = 0usize;
-    let mut stack: Vec<&Value> = input.values().collect();
+    let mut stack: Vec<(&str, &Value)> = input.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let mut cut = false;
-    while let Some(v) = stack.pop() {
+    while let Some((key, v)) = stack.pop() {
         seen += 1;
         if seen > MAX_INPUT_VALUES {
             cut = true;
             break;
         }
         match v {
-            Value::String(s) => {
-                let trimmed = s.trim();
-                let lower = trimmed.get(..8).unwrap_or(trimmed).to_ascii_lowercase();
-                if lower.starts_with("http://") || lower.starts_with("https://") {
-                    urls.push(trimmed.to_owned());
+            Value::String(s) => match handed_url(key, s) {
+                Some(url) => urls.push(url),
+                None => {
+                    if s.contains([':', '%', '/', '&', '\\']) {
+                        in_text.extend(crate::read::url::absolute_urls_in(s));
+                    }
                 }
-            }
-            Value::Array(a) => stack.extend(a.iter()),
-            Value::Object(o) => stack.extend(o.values()),
+            },
+            Value::Array(a) => stack.extend(a.iter().map(|v| (key, v))),
+            Value::Object(o) => stack.extend(o.iter().map(|(k, v)| (k.as_str(), v))),
             _ => {}
         }
     }
@@ -442,6 +451,17 @@ pub(crate) fn handed(tool_name: &str, input: &Map<String, Value>) -> Verdict {
     }
     urls.sort();
     urls.dedup();
+    if !(urls.is_empty() && in_text.is_empty())
+        && let Some(word) = name_words(tool_name.rsplit("__").next().unwrap_or(tool_name))
+            .find(|w| CRAWLS.contains(&w.as_str()))
+    {
+        return Verdict::Block {
+            why: format!(
+                "`{tool_name}` is a tool pace-hook does not know, its name says it crawls or maps a site (`{word}`), and it was handed a URL: that is many requests with no gap between them"
+            ),
+            instead: "Fetch the pages one per call with a tool pace-hook paces, or declare what this tool does with a [[tool]] rule in pace-hook's config".to_owned(),
+        };
+    }
     if let Some(site) = shared_site(&urls) {
         return Verdict::Block {
             why: format!(
@@ -450,10 +470,94 @@ pub(crate) fn handed(tool_name: &str, input: &Map<String, Value>) -> Verdict {
             instead: "Hand it one URL per call, or declare what it does with a [[tool]] rule in pace-hook's config".to_owned(),
         };
     }
+    if !in_text.is_empty() {
+        urls.extend(in_text);
+        urls.sort();
+        urls.dedup();
+        return Verdict::Handed {
+            target: Target::Sites {
+                urls,
+                any_site: false,
+            },
+            label,
+        };
+    }
     match url_target(urls) {
         None => Verdict::Unknown,
         Some(target) => Verdict::Handed { target, label },
     }
+}
+
+/// Words in a tool's name that say it fetches a whole site, page after
+/// page (Firecrawl's and Tavily's `crawl` and `map`, a `spider`).
+const CRAWLS: &[&str] = &["crawl", "crawler", "crawling", "spider", "sitemap", "map"];
+
+/// The lowercase words of a tool's short name: split at `_`, `-`, `.` and
+/// where a lowercase letter meets an uppercase one (`firecrawl_crawl` is
+/// `firecrawl`, `crawl`; `deepCrawl` is `deep`, `crawl`).
+fn name_words(name: &str) -> impl Iterator<Item = String> + '_ {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' || c == '-' || c == '.' {
+            words.push(std::mem::take(&mut word));
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            words.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    words.push(word);
+    words.into_iter().filter(|w| !w.is_empty())
+}
+
+/// `value`, under `key`, as a URL a tool would fetch: an absolute URL of a
+/// scheme that reaches a server, `//host/…`, or a host or `host/path` under
+/// a key that names one. `None` for anything else.
+fn handed_url(key: &str, value: &str) -> Option<String> {
+    let v = value.trim();
+    if v.is_empty() || v.len() > 8_192 || v.contains(char::is_whitespace) {
+        return None;
+    }
+    let head = v.get(..8).unwrap_or(v).to_ascii_lowercase();
+    if ["http://", "https://", "ws://", "wss://", "ftp://"]
+        .iter()
+        .any(|s| head.starts_with(s))
+    {
+        return Some(v.to_owned());
+    }
+    if let Some(rest) = v.strip_prefix("//") {
+        return Some(format!("https://{rest}"));
+    }
+    let k = key.to_ascii_lowercase().replace(['_', '-'], "");
+    let names_one = [
+        "url", "urls", "uri", "uris", "href", "link", "links", "host", "hostname", "domain",
+        "website", "endpoint", "site",
+    ]
+    .iter()
+    .any(|n| k.ends_with(n))
+        || ["target", "page", "location", "address", "src"].contains(&k.as_str());
+    if !names_one || v.contains("://") {
+        return None;
+    }
+    // `a.example/x`, `localhost:3000`: read as the tools that take them do,
+    // with `https://` in front; a word with no dot is not a host.
+    let host = v.split(['/', '?', '#']).next()?;
+    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+        if port.bytes().all(|b| b.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
+    });
+    (host.contains('.') || host == "localhost")
+        .then(|| crate::key::normalize_host(host))
+        .flatten()
+        .map(|_| format!("https://{v}"))
 }
 
 /// A site two of `urls` share: fetched in one call, they would reach it
@@ -762,6 +866,122 @@ pub(crate) mod tests {
         let v = classify(
             "mcp__github__create_issue",
             &input(json!({"title": "x", "body": "see the docs"})),
+            None,
+        );
+        assert_eq!(v, Verdict::Unknown);
+    }
+
+    #[test]
+    fn a_tool_nobody_knows_reads_urls_as_such_tools_take_them() {
+        let sites = |tool: &str, v: Value| match classify(tool, &input(v), None) {
+            Verdict::Handed { target, .. } => match target {
+                Target::Url { url, .. } => vec![url],
+                Target::Urls(u) => u,
+                Target::Sites { urls, any_site } => {
+                    assert!(!any_site);
+                    urls
+                }
+                t => panic!("{t:?}"),
+            },
+            v => panic!("{tool}: {v:?}"),
+        };
+        // A host under a key that names one, `//host`, other schemes; in
+        // text, percent-encoded too.
+        for (tool, v, want) in [
+            (
+                "mcp__x__go",
+                json!({"target": "a.example/x"}),
+                "https://a.example/x",
+            ),
+            (
+                "mcp__x__go",
+                json!({"link": "//a.example/x"}),
+                "https://a.example/x",
+            ),
+            (
+                "mcp__x__go",
+                json!({"pageUrl": "localhost:3000/x"}),
+                "https://localhost:3000/x",
+            ),
+            (
+                "mcp__x__go",
+                json!({"host": "A.example", "path": "/x"}),
+                "https://A.example",
+            ),
+            (
+                "mcp__x__ws",
+                json!({"u": "wss://a.example/s"}),
+                "wss://a.example/s",
+            ),
+            (
+                "mcp__x__get",
+                json!({"u": "FTP://a.example/f"}),
+                "FTP://a.example/f",
+            ),
+            (
+                "mcp__x__ask",
+                json!({"prompt": "summarise https://a.example/x please"}),
+                "https://a.example",
+            ),
+            (
+                "mcp__x__go",
+                json!({"q": "https%3A%2F%2Fa.example%2Fx"}),
+                "https://a.example",
+            ),
+        ] {
+            assert_eq!(sites(tool, v), [want]);
+        }
+        // Text naming one site twice is paced, not blocked: a message with
+        // two links to one site fetches neither twice.
+        let v = classify(
+            "mcp__slack__post_message",
+            &input(json!({"text": "see https://docs.example/a and https://docs.example/b"})),
+            None,
+        );
+        assert!(matches!(v, Verdict::Handed { .. }), "{v:?}");
+        // A word with no dot, under a URL-ish key, is not a host; a key that
+        // names none holds none.
+        for v in [json!({"target": "submit"}), json!({"title": "a.example"})] {
+            assert_eq!(
+                classify("mcp__x__go", &input(v.clone()), None),
+                Verdict::Unknown,
+                "{v}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_tool_nobody_knows_that_crawls_by_its_name_is_blocked() {
+        for (tool, v) in [
+            (
+                "mcp__firecrawl__firecrawl_crawl",
+                json!({"url": "https://a.example/", "limit": 50}),
+            ),
+            (
+                "mcp__tavily__tavily_map",
+                json!({"url": "https://a.example/"}),
+            ),
+            ("mcp__exa__crawling", json!({"url": "a.example/x"})),
+            ("mcp__x__deepCrawl", json!({"start": "https://a.example/"})),
+            ("mcp__x__site-spider", json!({"url": "https://a.example/"})),
+        ] {
+            let v = classify(tool, &input(v), None);
+            let Verdict::Block { why, .. } = &v else {
+                panic!("{tool}: {v:?}")
+            };
+            assert!(why.contains("crawls or maps a site"), "{why}");
+        }
+        // The word inside another (Firecrawl's own name) is not the word.
+        let v = classify(
+            "mcp__firecrawl__firecrawl_scrape",
+            &input(json!({"url": "https://a.example/"})),
+            None,
+        );
+        assert!(matches!(v, Verdict::Handed { .. }), "{v:?}");
+        // Handed no URL, a crawler's status check passes, logged.
+        let v = classify(
+            "mcp__firecrawl__firecrawl_check_crawl_status",
+            &input(json!({"id": "j1"})),
             None,
         );
         assert_eq!(v, Verdict::Unknown);

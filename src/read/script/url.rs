@@ -30,6 +30,11 @@ pub(super) enum Named {
     Url(String),
     /// An absolute URL whose host is not known, rendered with `${…}` holes.
     UnknownHost(String),
+    /// A string whose start is not known followed by an absolute URL
+    /// (`x + 'https://other.org/x'`): the whole may be that URL or another
+    /// one that carries it, so its site and every other count. The URL
+    /// found, and the string rendered with `${…}` holes.
+    Behind(String, String),
 }
 
 /// Schemes whose URLs have a host and which accept `\` and missing slashes.
@@ -44,7 +49,7 @@ pub(super) fn named(parts: &[Part]) -> Named {
         Part::Hole => None,
     });
     if !known.any(|s| s.contains([':', '/', '\\'])) {
-        return Named::Nothing;
+        return behind(parts);
     }
     let complete = !parts.contains(&Part::Hole);
     let mut prefix = String::new();
@@ -108,6 +113,93 @@ pub(super) fn named(parts: &[Part]) -> Named {
     } else {
         Named::Url(canonical)
     }
+}
+
+/// A string whose known start names no scheme: an absolute URL written
+/// after an unknown part (`x + 'https://other.org/x'`, `'http' + s +
+/// '://other.org'`) may be where it goes. A start that is surely relative
+/// (`/path`, `./`, `?q`, `#h`) keeps the request on the page's own site.
+fn behind(parts: &[Part]) -> Named {
+    let Some(hole) = parts.iter().position(|p| *p == Part::Hole) else {
+        return Named::Nothing;
+    };
+    let start: String = parts[..hole]
+        .iter()
+        .map(|p| match p {
+            Part::Lit(s) => s.as_str(),
+            Part::Hole => "",
+        })
+        .collect();
+    let start = start.trim_start_matches(|c: char| c <= ' ');
+    let relative =
+        (start.starts_with('/') && !start.starts_with("//")) || start.starts_with(['.', '?', '#']);
+    if relative {
+        return Named::Nothing;
+    }
+    for p in &parts[hole..] {
+        let Part::Lit(s) = p else { continue };
+        if let Some(url) = url_inside(s) {
+            return Named::Behind(url, render(parts));
+        }
+    }
+    Named::Nothing
+}
+
+/// The first absolute URL that starts inside `s`: at `//` (with the scheme
+/// written before it, if any) or at a special scheme's colon
+/// (`https:other.org`).
+fn url_inside(s: &str) -> Option<String> {
+    // Most text after an unknown part (`${n} items`) has neither.
+    if !s.contains([':', '/', '\\']) {
+        return None;
+    }
+    let lower = s.to_ascii_lowercase();
+    let mut starts: Vec<usize> = Vec::new();
+    for mark in ["//", "\\\\", "/\\", "\\/"] {
+        if let Some(at) = s.find(mark) {
+            // Back over the scheme written before the slashes.
+            let from = s[..at]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+-.:".contains(c)))
+                .map_or(0, |i| i + 1);
+            starts.push(from);
+        }
+    }
+    for scheme in SPECIAL {
+        let mut from = 0;
+        while let Some(at) = lower[from..].find(scheme) {
+            let at = from + at;
+            if lower[at + scheme.len()..].starts_with(':') {
+                starts.push(at);
+            }
+            from = at + scheme.len();
+        }
+    }
+    starts.sort_unstable();
+    for from in starts {
+        let tail = &s[from..];
+        if let Named::Url(u) = named(&[Part::Lit(tail.to_owned())]) {
+            return Some(u);
+        }
+        // `://other.org` or `//other.org` after the unknown part.
+        if let Some(slashes) = tail.find(['/', '\\'])
+            && let Named::Url(u) = named(&[Part::Lit(format!("https:{}", &tail[slashes..]))])
+        {
+            return Some(u);
+        }
+    }
+    None
+}
+
+/// A scheme written alone (`'https:'`, `'wss://'`), as an array of a
+/// URL's pieces holds it before they are joined at run time.
+pub(super) fn bare_scheme(s: &str) -> bool {
+    if matches!(s, "://" | "//") {
+        return true;
+    }
+    let s = s.trim_end_matches(['/', '\\']);
+    s.len() <= 6
+        && s.strip_suffix(':')
+            .is_some_and(|scheme| SPECIAL.iter().any(|sp| sp.eq_ignore_ascii_case(scheme)))
 }
 
 /// The string with its unknown parts shown as `${…}`.
@@ -195,8 +287,40 @@ mod tests {
     fn script_url_a_known_host_before_a_hole_is_kept() {
         let parts = vec![Part::Lit("https://other.org/items/".into()), Part::Hole];
         assert_eq!(named(&parts), Named::Url("https://other.org/items/".into()));
-        // A leading hole could be anything, relative or not: not a named URL.
+        // A leading hole could be anything: the URL after it, or another
+        // one that carries it.
         let parts = vec![Part::Hole, Part::Lit("https://x.org".into())];
+        assert_eq!(
+            named(&parts),
+            Named::Behind("https://x.org".into(), "${…}https://x.org".into())
+        );
+    }
+
+    #[test]
+    fn script_url_a_scheme_split_around_an_unknown_part_is_still_read() {
+        let parts = vec![
+            Part::Lit("http".into()),
+            Part::Hole,
+            Part::Lit("://other.org/x".into()),
+        ];
+        assert_eq!(
+            named(&parts),
+            Named::Behind(
+                "https://other.org/x".into(),
+                "http${…}://other.org/x".into()
+            )
+        );
+        // A relative start keeps the request on the page's site.
+        for start in ["/api?next=", "./x?u=", "?u=", "#"] {
+            let parts = vec![
+                Part::Lit(start.into()),
+                Part::Hole,
+                Part::Lit("https://other.org".into()),
+            ];
+            assert_eq!(named(&parts), Named::Nothing, "{start}");
+        }
+        // Text with no `//` after the hole names nothing.
+        let parts = vec![Part::Hole, Part::Lit(" items found".into())];
         assert_eq!(named(&parts), Named::Nothing);
     }
 }

@@ -31,6 +31,13 @@ pub(super) enum Value {
     Plain,
     /// An element the script created, by tag (`""` when the tag is unknown).
     Element(String),
+    /// A node of an inert document (`DOMParser`'s), or a value read from
+    /// one; `true` when its markup is not known. Put into the page, it
+    /// loads.
+    Parsed(bool),
+    /// An attribute node, by name (lower case; `""` when not known):
+    /// setting its value sets the attribute.
+    Attr(String),
     /// A known object of the browser or of Playwright.
     Obj(Obj),
     /// A function that starts one request each time it is called or

@@ -24,7 +24,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--host-resolver-rules=MAP * 127.0.0.1",
 ]
-MATCHER = "mcp__.*|WebFetch|WebSearch"
+MATCHER = "mcp__.*|WebFetch|WebSearch|^Bash$"
 HOOK_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 
 
@@ -116,7 +116,7 @@ class Cli:
             mcp["chrome-devtools"] = devtools_server(pieces, self.dir)
         self.mcp_config = self.dir / "mcp.json"
         self.mcp_config.write_text(json.dumps({"mcpServers": mcp}, indent=1))
-        self.allowed = ["mcp__%s__*" % s for s in servers] + ["WebFetch", "Agent"]
+        self.allowed = ["mcp__%s__*" % s for s in servers] + ["WebFetch", "Agent", "Bash"]
         if hook == "wrapped":
             (self.project / ".claude/settings.json").write_text(
                 json.dumps(hook_settings(str(pieces.wrapper)), indent=1)
@@ -162,6 +162,10 @@ class Cli:
             "--allowedTools",
             *self.allowed,
         ]
+        return self.launch(cmd)
+
+    def launch(self, cmd):
+        """Start the CLI in the project, its output in files."""
         self.started = time.time()
         self.proc = subprocess.Popen(
             cmd,

@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 
 import cli
+import codex
+import codex_scenarios
 import model
 import pki
 import scenarios
@@ -72,9 +74,15 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
     models, clis = {}, {}
     for plan in sc.clis:
         m = model.Model(plan.name, plan.steps, work / ("model-%s.jsonl" % plan.name), plan.subagents)
-        ep = model.Endpoint(m)
         hook = ("installed" if sc.install or sc.plugin else "wrapped") if hooked else "none"
-        c = cli.Cli(pieces, work, plan.name, ep.url, plan.servers, hook, gate_env, site.ca)
+        if getattr(plan, "client", "claude") == "codex":
+            ep = codex.Endpoint(m)
+            c = codex.Cli(pieces, work, plan.name, ep.url, plan.servers, hook, gate_env, site.ca)
+            if hooked:
+                ck.check(c.trust and set(c.trust.values()) == {"trusted"}, "cli %s: Codex lists its hooks as trusted %s" % (plan.name, c.trust))
+        else:
+            ep = model.Endpoint(m)
+            c = cli.Cli(pieces, work, plan.name, ep.url, plan.servers, hook, gate_env, site.ca)
         models[plan.name], clis[plan.name] = (m, ep), c
     if sc.install and hooked:
         c = clis[sc.clis[0].name]
@@ -195,6 +203,8 @@ def run_scenario(factory, mode, site, pieces, root, config_path, report):
         if sc.never:
             ck.check(bool(reached), "baseline: the calls pace-hook blocks reached the website %s" % sorted({r["path"] for r in reached}))
         ck.check(not log, "baseline: no gate log (no hook ran)")
+    for extra in getattr(sc, "extra", []):
+        extra(ck, records, log, hooked, INTERVAL, {name: m for name, (m, _) in models.items()})
     return ck
 
 
@@ -213,7 +223,7 @@ def main():
 
     cli.become_subreaper()
     pieces = cli.Pieces(args.repo, args.bin)
-    missing = pieces.missing()
+    missing = pieces.missing() + codex.missing(pieces)
     if missing:
         print("e2e: missing: %s (scripts/e2e installs them)" % ", ".join(missing), file=sys.stderr)
         return 1
@@ -224,7 +234,7 @@ def main():
     site.ca = ca
     config_path = root / "pace-hook.toml"
     config_path.write_text(CONFIG)
-    factories = [f for f in scenarios.ALL if not args.only or f().name in args.only]
+    factories = [f for f in scenarios.ALL + codex_scenarios.ALL if not args.only or f().name in args.only]
     modes = ["hooked", "baseline"] if args.mode == "both" else [args.mode]
     results, report = [], []
     started = time.time()

@@ -224,8 +224,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 class Endpoint(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, model):
-        super().__init__(("127.0.0.1", 0), Handler)
+    def __init__(self, model, handler=Handler):
+        super().__init__(("127.0.0.1", 0), handler)
         self.model = model
         threading.Thread(target=self.serve_forever, daemon=True).start()
 

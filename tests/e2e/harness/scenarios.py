@@ -342,7 +342,34 @@ def slow_click():
     )
 
 
+def shell():
+    """Claude Code's own shell: two single curls to one site in a row are
+    spaced by the interval; a loop of curls is blocked before any of them
+    runs; a command that fetches nothing passes; a curl to the other site
+    is paced on that site alone."""
+    steps = [
+        [use("Bash", command="curl -s http://shop.example.com/sh1 | head -c 200", description="Fetch the first page")],
+        [use("Bash", command="curl -sS -o /dev/null -w '%{http_code}\\n' 'http://shop.example.com/sh2'", description="Status of the second")],
+        [use("Bash", command="for p in 1 2 3; do curl -s \"http://shop.example.com/loop/$p\"; done", description="Fetch three pages")],
+        [use("Bash", command="ls -la && echo done", description="List files")],
+        [use("Bash", command="wget -q -O - http://news.example.org/sh3 | wc -c", description="Fetch the news page")],
+        [use("Bash", command="curl -s http://shop.example.com/sh4 -o page.html && wc -c page.html", description="Save a page")],
+        [say("Done.")],
+    ]
+    c = "sh"
+    return Scenario(
+        "shell",
+        "Claude Code's Bash tool: two curls to one site in a row, a for loop of curls, a command that fetches "
+        "nothing, a wget to another site, a curl saving a page",
+        [CliPlan(c, [], steps)],
+        arrive=[("shop.example.com", "/sh1"), ("shop.example.com", "/sh2"), ("news.example.org", "/sh3"), ("shop.example.com", "/sh4")],
+        never=["/loop/"],
+        blocked=[Call(c, 2)],
+        paced=[Call(c, 0), Call(c, 1), Call(c, 4), Call(c, 5)],
+    )
+
+
 # The "Slow page" link on every page answers after this long.
 SLOW_LINK_MS = 15000
 
-ALL = [playwright, devtools, webfetch, two_clis, mixed, subagents, installed, plugin, slow_click]
+ALL = [playwright, devtools, webfetch, shell, two_clis, mixed, subagents, installed, plugin, slow_click]

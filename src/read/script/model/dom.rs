@@ -18,7 +18,15 @@ pub(super) const PLATFORM: Platform = Platform {
     members: &[
         (Obj::Document, Row(&["defaultView"], ANYWHERE, Def::Global)),
         (Obj::Document, Row(&["write", "writeln"], ANYWHERE, Def::Effect(Effect::Markup("`document.write`", 0)))),
-        (Obj::Document, Row(&["createElement", "createElementNS"], ANYWHERE, Def::Effect(Effect::CreatesElement))),
+        (Obj::Document, Row(&["createElement"], ANYWHERE, Def::Effect(Effect::CreatesElement(0)))),
+        (Obj::Document, Row(&["createElementNS"], ANYWHERE, Def::Effect(Effect::CreatesElement(1)))),
+        (Obj::Document, Row(&["createAttribute"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(0)))),
+        (Obj::Document, Row(&["createAttributeNS"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(1)))),
+        (Obj::Attributes, Row(&["getNamedItem"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(0)))),
+        (Obj::Attributes, Row(&["getNamedItemNS"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(1)))),
+        (Obj::Attributes, Row(&["item"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(usize::MAX)))),
+        (Obj::Attributes, Row(&["setNamedItem", "setNamedItemNS"], ANYWHERE, Def::Effect(Effect::SetsAttributeNode("`attributes.setNamedItem`")))),
+        (Obj::Attributes, Row(&["removeNamedItem", "removeNamedItemNS", "length"], ANYWHERE, Def::Inert)),
         (Obj::Url, Row(&["createObjectURL"], ANYWHERE, Def::Effect(Effect::MakesBlobUrl))),
     ],
     any: &[
@@ -35,6 +43,10 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["setAttribute"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 0 })),
         // `setAttributeNS(ns, name, value)` has the name second.
         Row(&["setAttributeNS"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 1 })),
+        Row(&["getAttributeNode"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(0))),
+        Row(&["getAttributeNodeNS"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(1))),
+        Row(&["setAttributeNode", "setAttributeNodeNS"], ANYWHERE, Def::Effect(Effect::SetsAttributeNode("`setAttributeNode`"))),
+        Row(&["attributes"], ANYWHERE, Def::Obj(Obj::Attributes)),
         Row(&["write", "writeln"], PAGE, Def::Effect(Effect::Markup("`document.write`", 0))),
         Row(&["execCommand"], ANYWHERE, Def::Effect(Effect::Commands(&Commands { what: "`execCommand`", markup: &[("inserthtml", 2, "`execCommand('insertHTML')`")] }))),
         Row(&["parseFromString"], ANYWHERE, Def::Effect(Effect::ParsesMarkup("`parseFromString`"))),
@@ -83,9 +95,69 @@ pub(in crate::read::script) fn text_is_code(tag: &str) -> bool {
 pub(in crate::read::script) fn inserts_children(name: &str) -> bool {
     matches!(
         name,
-        "append" | "appendChild" | "prepend" | "insertBefore" | "replaceChildren"
+        "append"
+            | "appendChild"
+            | "prepend"
+            | "insertBefore"
+            | "replaceChildren"
+            | "insertAdjacentText"
     )
 }
+
+/// Methods that put nodes into a document, where an inert document's
+/// nodes start loading (`append`, `adoptNode`).
+pub(in crate::read::script) fn inserts_nodes(name: &str) -> bool {
+    inserts_children(name)
+        || matches!(
+            name,
+            "replaceChild"
+                | "replaceWith"
+                | "after"
+                | "before"
+                | "adoptNode"
+                | "importNode"
+                | "insertAdjacentElement"
+                | "insertNode"
+                | "surroundContents"
+                | "html"
+                | "appendTo"
+                | "prependTo"
+                | "insertAfter"
+        )
+}
+
+/// An element's `attributes`, whose every other member is an attribute
+/// node (`el.attributes.src`, `el.attributes[0]`).
+pub(in crate::read::script) fn is_attribute_map(obj: Obj) -> bool {
+    obj == Obj::Attributes
+}
+
+/// The members of an attribute node that set its value.
+pub(in crate::read::script) fn sets_attribute_value(name: &str) -> bool {
+    matches!(name, "value" | "nodeValue" | "textContent")
+}
+
+/// The argument of a function that is a namespace (a name written as a
+/// URL, not a site): `createElementNS(ns, tag)`, `setAttributeNS(ns, …)`.
+pub(in crate::read::script) fn namespace_at(effect: Effect) -> Option<usize> {
+    match effect {
+        Effect::CreatesElement(1) | Effect::CreatesAttribute(1) => Some(0),
+        Effect::SetsAttribute { name_at: 1, .. } => Some(0),
+        _ => None,
+    }
+}
+
+/// A property of the page's objects that holds a handler of the page's
+/// (`btn.onclick`): calling it runs code the page wrote. All lower case
+/// and five letters or more, so jQuery's `on` and `one` are not ones.
+pub(in crate::read::script) fn is_page_handler(name: &str) -> bool {
+    name.len() >= 5 && name.starts_with("on") && name.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// A handler of the page's, called: what it does is the page's code, a
+/// possible request each time.
+pub(in crate::read::script) const PAGE_HANDLER: &Sink =
+    sink!("a call of an event handler of the page's");
 
 /// Names of properties whose assignment makes an element load a URL.
 const URL_PROPERTIES: &[&str] = &[
@@ -171,9 +243,145 @@ pub(in crate::read::script) enum Attribute {
     Markup,
     /// An event handler, as a string of code.
     Handler,
-    /// Nothing the model knows of.
-    Other,
+    /// CSS, whose `url(…)`s load.
+    Style,
+    /// Known to load nothing.
+    Inert,
+    /// Not known to the model: a possible request.
+    Unknown,
 }
+
+/// Attributes known to load nothing, whatever their value (besides
+/// `data-*` and `aria-*`).
+const INERT_ATTRIBUTES: &[&str] = &[
+    "class",
+    "id",
+    "title",
+    "alt",
+    "role",
+    "name",
+    "value",
+    "placeholder",
+    "disabled",
+    "checked",
+    "selected",
+    "readonly",
+    "required",
+    "hidden",
+    "tabindex",
+    "for",
+    "lang",
+    "dir",
+    "width",
+    "height",
+    "contenteditable",
+    "draggable",
+    "spellcheck",
+    "autocomplete",
+    "min",
+    "max",
+    "step",
+    "maxlength",
+    "minlength",
+    "colspan",
+    "rowspan",
+    "open",
+    "label",
+    "multiple",
+    "pattern",
+    "size",
+    "cols",
+    "rows",
+    "wrap",
+    "translate",
+    "inert",
+    "download",
+    "target",
+    "accesskey",
+    "autofocus",
+    "slot",
+    "part",
+    "nonce",
+    "headers",
+    "scope",
+    "abbr",
+    "datetime",
+    "start",
+    "reversed",
+    "span",
+    "align",
+    "valign",
+    "color",
+    "bgcolor",
+    "border",
+    "cellpadding",
+    "cellspacing",
+    "nowrap",
+    "loading",
+    "decoding",
+    "referrerpolicy",
+    "crossorigin",
+    // Loading depends on them only with a URL, which is counted where it is set.
+    "rel",
+    "type",
+    "method",
+    "enctype",
+    "accept",
+    "media",
+    "sizes",
+    "async",
+    "defer",
+    "charset",
+    "sandbox",
+    "allow",
+    "frameborder",
+    "scrolling",
+    "integrity",
+    // SVG's geometry and paint that takes no URL.
+    "r",
+    "cx",
+    "cy",
+    "rx",
+    "ry",
+    "x",
+    "y",
+    "x1",
+    "y1",
+    "x2",
+    "y2",
+    "d",
+    "points",
+    "viewbox",
+    "transform",
+    "opacity",
+    "stroke-width",
+    "stroke-dasharray",
+    "stroke-linecap",
+    "stroke-linejoin",
+    "fill-opacity",
+    "stroke-opacity",
+    "font-size",
+    "font-family",
+    "text-anchor",
+    "dominant-baseline",
+    "preserveaspectratio",
+    "xmlns",
+];
+
+/// Attributes whose value is CSS, or a presentation attribute that takes a
+/// `url(…)` (SVG's paint, filters, masks).
+const STYLE_ATTRIBUTES: &[&str] = &[
+    "style",
+    "fill",
+    "stroke",
+    "filter",
+    "mask",
+    "clip-path",
+    "marker-start",
+    "marker-mid",
+    "marker-end",
+    "cursor",
+];
 
 /// Attributes whose value is a URL the element loads or navigates to.
 const URL_ATTRIBUTES: &[&str] = &[
@@ -189,6 +397,13 @@ const URL_ATTRIBUTES: &[&str] = &[
     "background",
     "codebase",
     "ping",
+    "lowsrc",
+    "dynsrc",
+    "archive",
+    "classid",
+    "manifest",
+    "icon",
+    "longdesc",
 ];
 
 /// What the attribute `name` (lower case) is.
@@ -197,9 +412,16 @@ pub(in crate::read::script) fn attribute(name: &str) -> Attribute {
         Attribute::Url
     } else if name == "srcdoc" {
         Attribute::Markup
+    } else if INERT_ATTRIBUTES.contains(&name)
+        || name.starts_with("data-")
+        || name.starts_with("aria-")
+    {
+        Attribute::Inert
     } else if is_event_handler(name) {
         Attribute::Handler
+    } else if STYLE_ATTRIBUTES.contains(&name) {
+        Attribute::Style
     } else {
-        Attribute::Other
+        Attribute::Unknown
     }
 }

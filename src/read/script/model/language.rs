@@ -86,3 +86,22 @@ pub(in crate::read::script) fn function_member(name: &str) -> Option<FnMember> {
         _ => None,
     }
 }
+
+/// Calls that join text into a new string, whose whole the walk reads for a
+/// URL as it reads `a + b`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::read::script) enum Builder {
+    /// `s.concat(a, b)`: the receiver, then each argument.
+    Concat,
+    /// `[a, b].join(sep)`: an array literal's elements between separators.
+    Join,
+}
+
+/// What the call of member `name` builds, if it joins text.
+pub(in crate::read::script) fn string_builder(name: &str) -> Option<Builder> {
+    match name {
+        "concat" => Some(Builder::Concat),
+        "join" => Some(Builder::Join),
+        _ => None,
+    }
+}

@@ -12,6 +12,7 @@ pub(super) const PLATFORM: Platform = Platform {
         (Obj::Axios, Row(&["request", "get", "delete", "head", "options", "post", "put", "patch", "postForm", "putForm", "patchForm"], ANYWHERE, Def::Sink(AXIOS))),
         (Obj::Axios, Row(&["create"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Axios)))),
         (Obj::JQuery, Row(&["get", "post", "ajax", "getJSON", "getScript", "load"], ANYWHERE, Def::Sink(sink!("`jQuery` request")))),
+        (Obj::JQuery, Row(&["globalEval"], ANYWHERE, Def::Opaque("`jQuery.globalEval`"))),
     ],
     any: &[
         Row(&["getJSON"], ANYWHERE, Def::Sink(sink!("`getJSON`"))),
@@ -19,6 +20,12 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["ajax"], ANYWHERE, Def::Sink(sink!("`ajax`"))),
         // `attr('src', u)` or `attr({ src: u })`.
         Row(&["attr", "prop"], ANYWHERE, Def::Effect(Effect::SetsProperties("`attr`"))),
+        // jQuery reads a string as markup; the DOM's own `append`, `after`…
+        // insert it as text, which counts nothing.
+        Row(&["append", "prepend", "after", "before", "replaceWith", "wrap", "wrapAll", "wrapInner"], ANYWHERE, Def::Effect(Effect::InsertsContent("jQuery's insertion", false))),
+        Row(&["html"], ANYWHERE, Def::Effect(Effect::InsertsContent("jQuery's `html`", true))),
+        // They run the page's handlers for the event.
+        Row(&["trigger", "triggerHandler"], ANYWHERE, Def::Sink(sink!("jQuery's `trigger`"))),
     ],
 };
 
@@ -28,4 +35,10 @@ const AXIOS: &Sink = sink!("`axios`");
 /// `axios(config)` itself starts a request.
 pub(super) fn called(obj: Obj) -> Option<&'static Sink> {
     (obj == Obj::Axios).then_some(AXIOS)
+}
+
+/// `$(markup)` makes elements, which load what they name at once (an
+/// image's `src`); `$(selector)` and `$(element)` load nothing.
+pub(super) fn called_effect(obj: Obj) -> Option<Effect> {
+    (obj == Obj::JQuery).then_some(Effect::InsertsContent("`$(…)`", false))
 }

@@ -25,11 +25,37 @@
 //! of the same table that hold in the same environment (a test checks), so
 //! the order of the platforms does not matter.
 //!
-//! The policy today: a name the model does not know is page data, and
-//! counts nothing; `Def::Inert` and an unknown name are treated alike. The
-//! lookups keep the two apart so that a default-deny policy (an operation
-//! whose effect the model does not know counts as a possible request) is a
-//! change to how the walk reads `None`, not to the tables.
+//! # The policy
+//!
+//! 1. An operation whose effect the model does not know counts as a
+//!    possible request: a call on a receiver the walk cannot name whose
+//!    callback count it cannot know, a write to an unknown property of an
+//!    object that may be an element, code the walk cannot see.
+//! 2. Two possible requests, or one in a loop or in a callback called an
+//!    unknown number of times, block, with the line and column and what was
+//!    not known; code the walk cannot see blocks on its own (opaque).
+//! 3. What the model knows to load nothing counts nothing.
+//!
+//! How the walk applies it, by rule:
+//! - (1) A page's own handler called (`btn.onclick()`), an attribute in no
+//!   list (`setAttribute('source', u)`, an attribute node's value), a
+//!   DevTools command in no list, a write through a name the walk cannot
+//!   read onto what may be an element: each one possible request.
+//!   `this` is what each call gives (a page object in a callback), and a
+//!   `.then` is a promise's only where no object of the script's may own it.
+//! - (1) Opaque: `eval` and its kin, markup or CSS the walk cannot read put
+//!   in the page (a `DOMParser` document's nodes among it), attribute
+//!   nodes and commands it cannot read, code strings it cannot fold.
+//! - (3) Known to load nothing: `Def::Inert` rows, the attributes and
+//!   DevTools commands listed as inert, a style colour, text appended by
+//!   the DOM's own `append`, an inert document until its nodes are put in
+//!   the page.
+//! - Not yet: a method or property of page data whose name is in no table
+//!   (`el.getAttribute`, `rows.map`, `window.scrollBy`) counts nothing, as
+//!   `Def::Inert` does; the lookups keep the two apart (`None` against
+//!   `Some(Def::Inert)`), so counting those as possible requests is a
+//!   change to how the walk reads `None` once the inert tables cover what
+//!   ordinary scripts call.
 //!
 //! The walk names no API: where it needs a platform fact (which methods
 //! call their callbacks once, which properties load, what an attribute
@@ -136,6 +162,14 @@ pub(super) enum Obj {
     Page,
     BrowserContext,
     ApiRequest,
+    /// An element's `attributes`: each member an attribute node.
+    Attributes,
+    /// A service worker registration's `backgroundFetch`.
+    BackgroundFetch,
+    /// Playwright's `page.mouse`.
+    Mouse,
+    /// Playwright's `page.keyboard`.
+    Keyboard,
 }
 
 /// Known functions whose effect depends on their arguments; the walk
@@ -145,8 +179,15 @@ pub(super) enum Effect {
     /// Gives this known object (`new XMLHttpRequest()`, `caches.open(name)`,
     /// `page.context()`).
     Returns(Obj),
-    /// An element of the tag in argument 0 (`document.createElement(tag)`).
-    CreatesElement,
+    /// An element of the tag in argument `.0` (`document.createElement(tag)`,
+    /// `createElementNS(ns, tag)`, whose namespace is a name, not a site).
+    CreatesElement(usize),
+    /// An attribute node named by argument `.0` (`createAttribute(name)`,
+    /// `getAttributeNode(name)`; `usize::MAX`: a name not given).
+    CreatesAttribute(usize),
+    /// Puts the attribute node in argument 0 on the element
+    /// (`setAttributeNode`), named `.0`.
+    SetsAttributeNode(&'static str),
     /// An element of this tag (`new Image()`); with arguments, the sink
     /// starts (`new Audio(url)`).
     NewElement(&'static str, Option<&'static Sink>),
@@ -160,9 +201,14 @@ pub(super) enum Effect {
     /// The sink once per argument, each a URL of code (`importScripts`);
     /// the last word names what is loaded.
     LoadsEachArgument(&'static Sink, &'static str),
-    /// The sink once per element of the list in argument 0
-    /// (`cache.addAll`).
-    LoadsEachListed(&'static Sink, &'static str),
+    /// The sink once per element of the list in argument `.2`
+    /// (`cache.addAll(urls)`, `backgroundFetch.fetch(id, urls)`); a string
+    /// there is one.
+    LoadsEachListed(&'static Sink, &'static str, usize),
+    /// Inserts each argument, named `.0`: markup when it is a string
+    /// (jQuery's `append`, `$(…)`), a node otherwise; with `.1`, a value
+    /// the analysis cannot read is markup too (`html(x)`).
+    InsertsContent(&'static str, bool),
     /// With at least `.0` arguments the sink starts; with fewer it gives
     /// the object (`document.open`).
     OpensWith(usize, &'static Sink, Obj),
@@ -179,6 +225,13 @@ pub(super) enum Effect {
     RunsInPage(usize),
     /// Argument 0 runs in every page the context loads (`addInitScript`).
     RunsInEveryPage,
+    /// The function (or string of code) at this argument runs in the page
+    /// again and again until it gives a true value (`waitForFunction`).
+    PollsInPage(usize),
+    /// A DevTools protocol command, named in argument 0 with its
+    /// parameters in argument 1 (a CDP session's `send`); a `send` of
+    /// anything else is this sink.
+    Devtools(&'static Sink),
     /// Copies the properties of arguments 1… onto argument 0, as if
     /// assigned (`Object.assign`).
     CopiesProperties(&'static str),
@@ -419,6 +472,10 @@ pub(super) fn obj_name(obj: Obj) -> &'static str {
         Obj::Page => "`page`",
         Obj::BrowserContext => "a browser context",
         Obj::ApiRequest => "`request`",
+        Obj::Attributes => "an element's `attributes`",
+        Obj::BackgroundFetch => "`backgroundFetch`",
+        Obj::Mouse => "`page.mouse`",
+        Obj::Keyboard => "`page.keyboard`",
     }
 }
 
@@ -452,6 +509,11 @@ pub(super) fn called(obj: Obj) -> Option<&'static Sink> {
     libraries::called(obj)
 }
 
+/// What calling the object itself does, when it is not a sink (`$(markup)`).
+pub(super) fn called_effect(obj: Obj) -> Option<Effect> {
+    libraries::called_effect(obj)
+}
+
 /// Whether constructing the object runs its first argument once, handing
 /// it functions that start nothing (`new Promise(executor)`).
 pub(super) fn runs_executor(obj: Obj) -> bool {
@@ -477,10 +539,15 @@ pub(super) fn window_key(name: &str) -> bool {
 }
 
 pub(super) use dom::{
-    Assigned, Attribute, assigned_element, attribute, inserts_children, inserts_markup,
-    is_event_handler, is_frame_index, loads_document, text_is_code, url_assigned,
+    Assigned, Attribute, PAGE_HANDLER, assigned_element, attribute, inserts_children,
+    inserts_markup, inserts_nodes, is_attribute_map, is_event_handler, is_frame_index,
+    is_page_handler, loads_document, namespace_at, sets_attribute_value, text_is_code,
+    url_assigned,
 };
-pub(super) use language::{FnMember, UNDEFINED, function_member, is_callee, is_constructor};
+pub(super) use language::{
+    Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,
+};
 pub(super) use navigation::{assigned_global, assigned_obj};
 pub(super) use network::IMPORT;
 pub(super) use node::{MODULE_IMPORT, imports_modules};
+pub(super) use playwright::{Devtools, devtools};

@@ -11,6 +11,8 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["fetchLater"], ANYWHERE, Def::Sink(sink!("`fetchLater`"))),
         Row(&["WebSocket"], ANYWHERE, Def::Sink(sink!("`new WebSocket`"))),
         Row(&["EventSource"], ANYWHERE, Def::Sink(sink!("`new EventSource`"))),
+        Row(&["WebTransport"], ANYWHERE, Def::Sink(sink!("`new WebTransport`"))),
+        Row(&["WebSocketStream"], ANYWHERE, Def::Sink(sink!("`new WebSocketStream`"))),
         Row(&["Worker"], ANYWHERE, Def::Sink(sink!("`new Worker`", loads Always))),
         Row(&["SharedWorker"], ANYWHERE, Def::Sink(sink!("`new SharedWorker`", loads Always))),
         // An object, no request until `send`.
@@ -26,6 +28,8 @@ pub(super) const PLATFORM: Platform = Platform {
         (Obj::Caches, Row(&["add"], ANYWHERE, Def::Sink(sink!("`cache.add`")))),
         (Obj::Caches, Row(&["open"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Caches)))),
         (Obj::Xhr, Row(&["send"], ANYWHERE, Def::Sink(sink!("`XMLHttpRequest.send`")))),
+        // `fetch(id, requests, options)`: one download of many requests.
+        (Obj::BackgroundFetch, Row(&["fetch"], ANYWHERE, Def::Effect(Effect::LoadsEachListed(sink!("`backgroundFetch.fetch`"), "requests", 1)))),
     ],
     any: &[
         Row(&["navigator"], ANYWHERE, Def::Obj(Obj::Navigator)),
@@ -33,12 +37,17 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["fetch"], ANYWHERE, Def::Sink(sink!("`fetch`"))),
         Row(&["fetchLater"], ANYWHERE, Def::Sink(sink!("`fetchLater`"))),
         Row(&["sendBeacon"], ANYWHERE, Def::Sink(sink!("`navigator.sendBeacon`"))),
-        Row(&["send"], ANYWHERE, Def::Sink(sink!("`XMLHttpRequest.send`"))),
+        Row(&["send"], PAGE, Def::Sink(SEND)),
         Row(&["importScripts"], ANYWHERE, Def::Effect(IMPORT_SCRIPTS)),
         Row(&["addModule"], ANYWHERE, Def::Sink(sink!("worklet `addModule`", loads Always))),
-        Row(&["addAll"], ANYWHERE, Def::Effect(Effect::LoadsEachListed(sink!("`cache.addAll`"), "URLs"))),
+        Row(&["addAll"], ANYWHERE, Def::Effect(Effect::LoadsEachListed(sink!("`cache.addAll`"), "URLs", 0))),
+        Row(&["backgroundFetch"], ANYWHERE, Def::Obj(Obj::BackgroundFetch)),
     ],
 };
+
+/// A request's `send`; on the Playwright server a CDP session's `send` is
+/// read by its command (`playwright`).
+pub(super) const SEND: &Sink = sink!("`XMLHttpRequest.send`");
 
 /// `importScripts(a, b, …)`: one script per argument.
 const IMPORT_SCRIPTS: Effect =

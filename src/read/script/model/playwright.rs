@@ -11,6 +11,12 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["context"], SERVER, Def::Obj(Obj::BrowserContext)),
     ],
     members: &[
+        // The button's release is the click; a key's press is where Enter
+        // submits a form or follows a link.
+        (Obj::Mouse, Row(&["up"], SERVER, Def::Sink(sink!("`mouse.up`, a click")))),
+        (Obj::Mouse, Row(&["down", "move", "wheel"], SERVER, Def::Inert)),
+        (Obj::Keyboard, Row(&["down"], SERVER, Def::Sink(sink!("`keyboard.down`, a key that can submit or follow a link")))),
+        (Obj::Keyboard, Row(&["up"], SERVER, Def::Inert)),
         (Obj::Page, Row(&["request"], ANYWHERE, Def::Obj(Obj::ApiRequest))),
         (Obj::BrowserContext, Row(&["request"], ANYWHERE, Def::Obj(Obj::ApiRequest))),
         (Obj::ApiRequest, Row(&["get", "post", "put", "patch", "delete", "head", "fetch"], ANYWHERE, Def::Sink(sink!("`request`")))),
@@ -43,6 +49,12 @@ pub(super) const PLATFORM: Platform = Platform {
         // They wait for a navigation; they start none.
         Row(&["waitForURL", "waitForNavigation", "waitForLoadState"], SERVER, Def::Inert),
         Row(&["evaluate", "evaluateAll", "evaluateHandle"], SERVER, Def::Effect(Effect::RunsInPage(0))),
+        // Polled until it gives a true value: any number of times.
+        Row(&["waitForFunction"], SERVER, Def::Effect(Effect::PollsInPage(0))),
+        Row(&["mouse"], SERVER, Def::Obj(Obj::Mouse)),
+        Row(&["keyboard"], SERVER, Def::Obj(Obj::Keyboard)),
+        // A CDP session's command, or a socket's message.
+        Row(&["send"], SERVER, Def::Effect(Effect::Devtools(super::network::SEND))),
         Row(&["$eval", "$$eval"], SERVER, Def::Effect(Effect::RunsInPage(1))),
         Row(&["addInitScript"], SERVER, Def::Effect(Effect::RunsInEveryPage)),
         Row(&["request"], SERVER, Def::Obj(Obj::ApiRequest)),
@@ -50,6 +62,89 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["newPage", "mainFrame", "page"], SERVER, Def::Effect(Effect::Returns(Obj::Page))),
     ],
 };
+
+/// What a DevTools protocol command does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::read::script) enum Devtools {
+    /// Runs the page code in this parameter; with `true`, in every page
+    /// the target loads.
+    Runs(&'static str, bool),
+    /// Starts a request, or acts as a user would (a click, a key).
+    Request,
+    /// Runs code the analysis does not read.
+    Opaque,
+    /// Known to start nothing: it reads, or sets how the browser behaves.
+    Inert,
+    /// Not known to the model: a possible request.
+    Unknown,
+}
+
+/// Commands that read the page or set how the browser behaves.
+const INERT_DEVTOOLS: &[&str] = &[
+    "Page.captureScreenshot",
+    "Page.getLayoutMetrics",
+    "Page.getFrameTree",
+    "Page.printToPDF",
+    "DOM.getDocument",
+    "DOM.querySelector",
+    "DOM.querySelectorAll",
+    "DOM.getOuterHTML",
+    "DOM.describeNode",
+    "DOM.getBoxModel",
+    "DOM.resolveNode",
+    "Accessibility.getFullAXTree",
+    "Accessibility.getPartialAXTree",
+    "Performance.getMetrics",
+    "Network.getCookies",
+    "Network.getAllCookies",
+    "Network.getResponseBody",
+    "Network.setCacheDisabled",
+    "Network.emulateNetworkConditions",
+    "Network.setExtraHTTPHeaders",
+    "Network.setUserAgentOverride",
+    "Browser.getVersion",
+    "Runtime.getProperties",
+    "Runtime.releaseObject",
+    "Storage.getCookies",
+];
+
+/// Commands that start a request or act as a user would.
+const REQUEST_DEVTOOLS: &[&str] = &[
+    "Page.navigate",
+    "Page.reload",
+    "Page.navigateToHistoryEntry",
+    "Target.createTarget",
+    "Network.loadNetworkResource",
+    "Input.dispatchMouseEvent",
+    "Input.dispatchKeyEvent",
+    "Input.dispatchTouchEvent",
+    "Input.insertText",
+    "Input.dispatchDragEvent",
+];
+
+/// What the command `method` (`Domain.command`) does.
+pub(in crate::read::script) fn devtools(method: &str) -> Devtools {
+    match method {
+        "Runtime.evaluate" => Devtools::Runs("expression", false),
+        "Runtime.callFunctionOn" => Devtools::Runs("functionDeclaration", false),
+        "Page.addScriptToEvaluateOnNewDocument" => Devtools::Runs("source", true),
+        "Runtime.compileScript" | "Runtime.runScript" | "Page.setDocumentContent" => {
+            Devtools::Opaque
+        }
+        m if m.starts_with("Debugger.") => Devtools::Opaque,
+        m if REQUEST_DEVTOOLS.contains(&m) => Devtools::Request,
+        m if INERT_DEVTOOLS.contains(&m)
+            || m.ends_with(".enable")
+            || m.ends_with(".disable")
+            || m.starts_with("Emulation.")
+            || m.starts_with("Overlay.")
+            || m.starts_with("Log.") =>
+        {
+            Devtools::Inert
+        }
+        _ => Devtools::Unknown,
+    }
+}
 
 /// The function sent to run on the server is called with the `page`.
 pub(super) fn first_argument(env: Env) -> Option<Def> {

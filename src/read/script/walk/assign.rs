@@ -227,6 +227,9 @@ impl<'a> Walker<'a, '_> {
             )
         };
         let mut cost = Cost::Zero;
+        if let Key::Name(n, _) = key {
+            self.note_member_name(n);
+        }
         if let Key::Name(n, _) = key
             && model::url_assigned(n)
         {
@@ -278,6 +281,11 @@ impl<'a> Walker<'a, '_> {
                             Cost::Zero
                         }
                     }
+                }
+                // An attribute node's value is the attribute's.
+                (Value::Attr(n), Key::Name(k, _)) if model::sets_attribute_value(k) => {
+                    let name = (!n.is_empty()).then_some(n.as_str());
+                    self.set_attribute("the value of an attribute node", name, vals, at)
                 }
                 // Sloppy mode: `arguments[0] = v` sets the first parameter.
                 (Value::Arguments(id), _) => {

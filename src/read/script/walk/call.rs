@@ -23,7 +23,8 @@ impl<'a> Walker<'a, '_> {
                     Expression::Identifier(id) => id.name.as_str().to_owned(),
                     _ => "the function".to_owned(),
                 };
-                (f, Vals::unknown(), name, cost)
+                // A plain call, in sloppy mode: `this` is the global object.
+                (f, Vals::of(Value::Global), name, cost)
             }
         }
     }
@@ -40,6 +41,7 @@ impl<'a> Walker<'a, '_> {
         let in_page = fvals.iter().find_map(|v| match v {
             Value::Effect(Effect::RunsInPage(i)) => Some(*i),
             Value::Effect(Effect::RunsInEveryPage) => Some(0),
+            Value::Effect(Effect::PollsInPage(i)) => Some(*i),
             _ => None,
         });
         // A function written in place as the argument of code the analysis
@@ -62,7 +64,10 @@ impl<'a> Walker<'a, '_> {
             if escapes {
                 let params = match a {
                     Argument::ArrowFunctionExpression(f) => Some(&f.params),
-                    Argument::FunctionExpression(f) => Some(&f.params),
+                    Argument::FunctionExpression(f) => {
+                        self.join_this(f.span.start, &Vals::unknown());
+                        Some(&f.params)
+                    }
                     _ => None,
                 };
                 for p in params.iter().flat_map(|p| &p.items) {
@@ -141,15 +146,22 @@ impl<'a> Walker<'a, '_> {
             Value::Func(id) => self.call_func(*id, args, site, through),
             Value::Via(inner) => {
                 let rest = args.get(1..).unwrap_or(&[]);
+                // `f.call(x, …)`: `this` is `x`.
+                let receiver = args
+                    .first()
+                    .map_or_else(|| Vals::of(Value::Global), |a| a.vals.clone());
                 let site = CallSite {
                     at,
                     name: site.name.clone(),
-                    receiver: Vals::unknown(),
+                    receiver,
                     new: false,
                 };
                 self.apply(inner, rest, &site, through)
             }
             Value::BindOf(inner) => {
+                if let (Value::Func(id), Some(this)) = (&**inner, args.first()) {
+                    self.join_this(*id, &this.vals);
+                }
                 let how = How::at("is bound as an argument ({at})", at);
                 let mut cost = Cost::Zero;
                 for a in args.iter().skip(1) {
@@ -162,6 +174,10 @@ impl<'a> Walker<'a, '_> {
                 let sink = model::called(*o).expect("checked");
                 (Vals::unknown(), self.request(sink.label, at))
             }
+            Value::Obj(o) if !site.new && model::called_effect(*o).is_some() => {
+                let e = model::called_effect(*o).expect("checked");
+                self.effect(e, args, site)
+            }
             Value::Obj(o) if site.new && model::runs_executor(*o) => {
                 let resolve = Vals::of(Value::Effect(Effect::Nothing));
                 let (_, c) = self.call_once(args.first(), &resolve, site);
@@ -172,8 +188,23 @@ impl<'a> Walker<'a, '_> {
                 let cost = self.escape_args(args, site);
                 (Vals::unknown(), cost)
             }
+            // Constructing the script's own class.
+            Value::Plain if site.new => {
+                let cost = self.escape_args(args, site);
+                (Vals::of(Value::Plain), cost)
+            }
             _ => {
-                if !site.new && model::calls_back_once(&site.name) {
+                // `o.m.call(x)`: `m` may be a method of the script's.
+                if matches!(f, Value::Unknown) && model::function_member(&site.name).is_some() {
+                    let this = args
+                        .first()
+                        .map_or_else(|| site.receiver.clone(), |a| a.vals.clone());
+                    self.join_lost_this(&this);
+                }
+                if !site.new
+                    && model::calls_back_once(&site.name)
+                    && self.promise_like(&site.receiver)
+                {
                     let receiver = site.receiver.clone();
                     let mut cost = Cost::Zero;
                     for a in args {
@@ -182,18 +213,126 @@ impl<'a> Walker<'a, '_> {
                     }
                     return (receiver, cost);
                 }
-                // Text appended to a created script is its code.
-                if model::inserts_children(&site.name)
-                    && site
-                        .receiver
-                        .iter()
-                        .any(|v| matches!(v, Value::Element(t) if model::text_is_code(t)))
-                {
-                    self.opaque("code added to a created script", at);
-                }
+                self.text_of_created_script(site);
+                self.inserted_nodes(args, site);
                 let cost = self.escape_args(args, site);
-                (Vals::unknown(), cost)
+                // A method of an inert document's node gives more of it.
+                let out = match f {
+                    Value::Parsed(unread) => Value::Parsed(*unread),
+                    _ => Value::Unknown,
+                };
+                (Vals::of(out), cost)
             }
+        }
+    }
+
+    /// One argument of jQuery's insertion (`append(x)`), of values `vals`
+    /// written as `expr`: markup when a string, each element of an array
+    /// literal, what a function returns. Markup built at run time is
+    /// opaque, and so, where `strict` (`html(x)`), is anything that is not
+    /// a node or a callback.
+    pub(super) fn content(
+        &mut self,
+        vals: &Vals,
+        expr: Option<&'a Expression<'a>>,
+        label: &str,
+        strict: bool,
+        at: u32,
+    ) -> Cost {
+        let markup = vals
+            .iter()
+            .any(|v| matches!(v, Value::Str(s) if s.contains('<')));
+        if vals.all_strings() {
+            return if markup {
+                self.markup(vals, label, at)
+            } else {
+                Cost::Zero
+            };
+        }
+        if let Some(Expression::ArrayExpression(array)) = expr {
+            let mut cost = Cost::Zero;
+            for el in &array.elements {
+                if let Some(e) = el.as_expression() {
+                    let v = self.text_of(e);
+                    cost = cost.then(self.content(&v, Some(e), label, strict, at));
+                }
+            }
+            return cost;
+        }
+        let mut cost = Cost::Zero;
+        let mut unread = false;
+        for v in vals.iter() {
+            match v {
+                Value::Func(id) => {
+                    let returns = self
+                        .summary(*id)
+                        .map(|s| s.returns.clone())
+                        .unwrap_or_default();
+                    if returns.all_strings() {
+                        cost = cost.or(self.markup(&returns, label, at));
+                    } else if strict && returns.iter().next().is_some() {
+                        unread = true;
+                    }
+                }
+                Value::Unknown | Value::Str(_) | Value::Any | Value::Dyn => unread |= strict,
+                _ => {}
+            }
+        }
+        let built = expr.is_some_and(|e| {
+            let mut parts = Vec::new();
+            self.shape(e, &mut parts);
+            parts
+                .iter()
+                .any(|p| matches!(p, Part::Lit(s) if s.contains('<')))
+        });
+        if markup || built || unread {
+            self.opaque(&format!("{label} with markup the analysis cannot read"), at);
+        }
+        cost
+    }
+
+    /// The text of `e` as far as it is known, without walking it.
+    pub(super) fn text_of(&self, e: &'a Expression<'a>) -> Vals {
+        let mut parts = Vec::new();
+        self.shape(e, &mut parts);
+        string_value(&parts)
+    }
+
+    /// Text added to a created script (`append`, `insertAdjacentText`) is
+    /// its code.
+    pub(super) fn text_of_created_script(&mut self, site: &CallSite) {
+        if model::inserts_children(&site.name)
+            && site
+                .receiver
+                .iter()
+                .any(|v| matches!(v, Value::Element(t) if model::text_is_code(t)))
+        {
+            self.opaque("code added to a created script", site.at);
+        }
+    }
+
+    /// Nodes put into the page by `site` (`append`, `adoptNode`): those of
+    /// an inert document whose markup the analysis cannot read start
+    /// loading what it names, and so, once the script has parsed such a
+    /// document, may any node it cannot name.
+    pub(super) fn inserted_nodes(&mut self, args: &[Arg<'a>], site: &CallSite) {
+        if !model::inserts_nodes(&site.name) {
+            return;
+        }
+        let unread = self.unread_document();
+        let inert = args.iter().flat_map(|a| a.vals.iter()).any(|v| match v {
+            Value::Parsed(u) => *u,
+            Value::Unknown | Value::Any | Value::Dyn => unread,
+            _ => false,
+        });
+        if inert {
+            self.opaque(
+                &format!(
+                    "`{}` of nodes from a `DOMParser` document whose markup the analysis cannot read",
+                    site.name
+                ),
+                site.at,
+            );
         }
     }
 
@@ -214,10 +353,11 @@ impl<'a> Walker<'a, '_> {
         }];
         let mut out = Vals::none();
         let mut cost = Cost::Zero;
+        // A promise's callback is called plainly.
         let inner = CallSite {
             at: site.at,
             name: site.name.clone(),
-            receiver: Vals::unknown(),
+            receiver: Vals::of(Value::Global),
             new: false,
         };
         for f in arg.vals.iter() {
@@ -227,6 +367,8 @@ impl<'a> Walker<'a, '_> {
                 | Value::Str(_)
                 | Value::Plain
                 | Value::Element(_)
+                | Value::Attr(_)
+                | Value::Parsed(_)
                 | Value::Global => (Vals::unknown(), Cost::Zero),
                 f => self.apply(f, &args, &inner, false),
             };
@@ -276,14 +418,50 @@ impl<'a> Walker<'a, '_> {
     pub(super) fn effect(&mut self, e: Effect, args: &[Arg<'a>], site: &CallSite) -> (Vals, Cost) {
         let at = site.at;
         let unknown = Vals::unknown;
+        // A namespace is written as a URL but names no site.
+        if let Some(ns) = model::namespace_at(e).and_then(|i| args.get(i))
+            && let Some(expr) = ns.expr
+        {
+            let start = expr.span().start;
+            self.urls.retain(|(offset, _), _| *offset != start);
+        }
         match e {
-            Effect::CreatesElement => {
+            Effect::CreatesElement(index) => {
+                // `svg:script` is a `script`.
                 let tag = args
-                    .first()
+                    .get(index)
+                    .and_then(|a| a.vals.as_str())
+                    .map(|t| t.rsplit(':').next().unwrap_or(t).to_ascii_lowercase())
+                    .unwrap_or_default();
+                (Vals::of(Value::Element(tag)), Cost::Zero)
+            }
+            Effect::CreatesAttribute(index) => {
+                let name = args
+                    .get(index)
                     .and_then(|a| a.vals.as_str())
                     .map(str::to_ascii_lowercase)
                     .unwrap_or_default();
-                (Vals::of(Value::Element(tag)), Cost::Zero)
+                (Vals::of(Value::Attr(name)), Cost::Zero)
+            }
+            Effect::SetsAttributeNode(what) => {
+                let mut cost = Cost::Zero;
+                for v in args.first().map(|a| a.vals.iter()).into_iter().flatten() {
+                    let c = match v {
+                        Value::Attr(n) => {
+                            let name = (!n.is_empty()).then_some(n.as_str());
+                            self.set_attribute(what, name, &Vals::unknown(), at)
+                        }
+                        _ => {
+                            self.opaque(
+                                &format!("{what} of an attribute the analysis cannot read"),
+                                at,
+                            );
+                            Cost::Zero
+                        }
+                    };
+                    cost = cost.or(c);
+                }
+                (unknown(), cost)
             }
             Effect::NewElement(tag, loads) => {
                 let cost = match loads {
@@ -307,35 +485,14 @@ impl<'a> Walker<'a, '_> {
                     .get(name_at)
                     .and_then(|a| a.vals.as_str())
                     .map(str::to_ascii_lowercase);
-                let cost = match name.as_deref().map(|n| (n, model::attribute(n))) {
-                    Some((n, model::Attribute::Url)) => {
-                        let what = format!("`{what}('{n}')`");
-                        if let Some(v) = args.get(name_at + 1) {
-                            self.code_url(&v.vals, &what, at, Loads::FromMadeUrls);
-                        }
-                        self.request(&what, at)
-                    }
-                    Some((n, model::Attribute::Markup)) => match args.get(name_at + 1) {
-                        Some(a) => self.markup(&a.vals, &format!("`{what}('{n}')`"), at),
-                        None => Cost::Zero,
-                    },
-                    Some((n, model::Attribute::Handler)) => {
-                        self.opaque(
-                            &format!("`{what}('{n}')`, an event handler written as a string"),
-                            at,
-                        );
-                        Cost::Zero
-                    }
-                    Some((_, model::Attribute::Other)) => Cost::Zero,
-                    None => {
-                        self.opaque(
-                            &format!("`{what}` with a name the analysis cannot read"),
-                            at,
-                        );
-                        Cost::Zero
-                    }
-                };
-                (unknown(), cost)
+                let value = args
+                    .get(name_at + 1)
+                    .map_or_else(Vals::none, |a| a.vals.clone());
+                let what = format!("`{what}`");
+                (
+                    unknown(),
+                    self.set_attribute(&what, name.as_deref(), &value, at),
+                )
             }
             Effect::Timer(label) => {
                 let mut cost = Cost::Zero;
@@ -378,8 +535,9 @@ impl<'a> Walker<'a, '_> {
                 );
                 (unknown(), cost)
             }
-            Effect::LoadsEachListed(sink, things) => {
-                let n = match args.first().and_then(|a| a.expr) {
+            Effect::LoadsEachListed(sink, things, index) => {
+                let listed = args.get(index);
+                let n = match listed.and_then(|a| a.expr) {
                     Some(Expression::ArrayExpression(a))
                         if !a
                             .elements
@@ -388,6 +546,8 @@ impl<'a> Walker<'a, '_> {
                     {
                         Some(a.elements.len())
                     }
+                    // One request, as a URL.
+                    _ if listed.is_some_and(|a| !a.spread && a.vals.all_strings()) => Some(1),
                     _ => None,
                 };
                 let cost = self.counted(sink.label, n.unwrap_or(2), n.is_none(), at, things);
@@ -407,10 +567,14 @@ impl<'a> Walker<'a, '_> {
             Effect::CallsArgument { construct, how } => {
                 let mut out = Vals::none();
                 let mut cost = Cost::Zero;
+                // `Reflect.apply(f, thisArg, args)`.
                 let inner = CallSite {
                     at,
                     name: site.name.clone(),
-                    receiver: unknown(),
+                    receiver: args
+                        .get(1)
+                        .filter(|_| !construct)
+                        .map_or_else(|| Vals::of(Value::Global), |a| a.vals.clone()),
                     new: construct,
                 };
                 if let Some(target) = args.first() {
@@ -447,6 +611,18 @@ impl<'a> Walker<'a, '_> {
                 });
                 (unknown(), cost)
             }
+            Effect::PollsInPage(index) => {
+                let cost = self.in_page(args.get(index), site);
+                let cost = cost.repeated(|| {
+                    How::at(
+                        "is polled in the page until it gives a true value ({at})",
+                        at,
+                    )
+                    .render(self)
+                });
+                (unknown(), cost)
+            }
+            Effect::Devtools(sink) => (unknown(), self.devtools(args, site, sink)),
             Effect::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
             Effect::Nothing => (unknown(), Cost::Zero),
             Effect::SetsMember => {
@@ -486,11 +662,36 @@ impl<'a> Walker<'a, '_> {
             }
             Effect::ParsesMarkup(label) => {
                 // Literal markup is parsed to be put in the page; markup read
-                // from elsewhere (a fetched page) is parsed to be read.
-                let cost = match args.first() {
-                    Some(html) if html.vals.all_strings() => self.markup(&html.vals, label, at),
-                    _ => Cost::Zero,
+                // from elsewhere (a fetched page) is parsed to be read, and
+                // its document is inert until its nodes are put in the page.
+                let (cost, unread) = match args.first() {
+                    Some(html) if html.vals.all_strings() => {
+                        (self.markup(&html.vals, label, at), false)
+                    }
+                    _ => (Cost::Zero, true),
                 };
+                if unread {
+                    self.note_unread_document();
+                }
+                (Vals::of(Value::Parsed(unread)), cost)
+            }
+            Effect::InsertsContent(label, strict) => {
+                self.text_of_created_script(site);
+                self.inserted_nodes(args, site);
+                let mut cost = self.escape_args(args, site);
+                for a in args {
+                    // `$('<img>', { src: u, html: '…' })`: the new element's
+                    // properties and content.
+                    if let Some(e @ Expression::ObjectExpression(_)) = a.expr {
+                        cost = cost.then(self.copied_keys(&unknown(), a, label, at));
+                        if let Some(html) = property_value(e, "html") {
+                            let v = self.text_of(html);
+                            cost = cost.then(self.content(&v, Some(html), label, true, at));
+                        }
+                        continue;
+                    }
+                    cost = cost.then(self.content(&a.vals, a.expr, label, strict, at));
+                }
                 (unknown(), cost)
             }
             Effect::CopiesProperties(how) => {
@@ -527,6 +728,58 @@ impl<'a> Walker<'a, '_> {
                 };
                 (unknown(), cost)
             }
+        }
+    }
+
+    /// The attribute `name` (lower case; `None`: not known) set to `value`
+    /// by `what` (`` `setAttribute` ``) at `at`.
+    pub(super) fn set_attribute(
+        &mut self,
+        what: &str,
+        name: Option<&str>,
+        value: &Vals,
+        at: u32,
+    ) -> Cost {
+        let Some(n) = name else {
+            self.opaque(&format!("{what} with a name the analysis cannot read"), at);
+            return Cost::Zero;
+        };
+        let named = format!("{what} of `{n}`");
+        match model::attribute(n) {
+            model::Attribute::Url => {
+                self.code_url(value, &named, at, Loads::FromMadeUrls);
+                self.request(&named, at)
+            }
+            model::Attribute::Markup => self.markup(value, &named, at),
+            model::Attribute::Handler => {
+                self.opaque(
+                    &format!("{named}, an event handler written as a string"),
+                    at,
+                );
+                Cost::Zero
+            }
+            model::Attribute::Style => {
+                let loads = value
+                    .iter()
+                    .map(|v| match v {
+                        Value::Str(s) => markup::css_loads(s),
+                        _ => 0,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                self.counted(
+                    &format!("{named}, CSS that loads a `url(…)`"),
+                    loads,
+                    false,
+                    at,
+                    "resources",
+                )
+            }
+            model::Attribute::Inert => Cost::Zero,
+            model::Attribute::Unknown => self.request(
+                &format!("{named}, an attribute whose effect the model does not know"),
+                at,
+            ),
         }
     }
 
@@ -625,6 +878,83 @@ impl<'a> Walker<'a, '_> {
         cost
     }
 
+    /// A CDP session's `send(method, params)` at `site`: the command read
+    /// by its name, the code it runs in the page analysed as page code. A
+    /// `send` whose first argument is a string but no command is a
+    /// socket's message, `sink`.
+    pub(super) fn devtools(
+        &mut self,
+        args: &[Arg<'a>],
+        site: &CallSite,
+        sink: &model::Sink,
+    ) -> Cost {
+        let at = site.at;
+        let Some(first) = args.first() else {
+            return self.request(sink.label, at);
+        };
+        let Some(method) = first.vals.as_str() else {
+            self.opaque(
+                "a `send` whose DevTools command the analysis cannot read",
+                at,
+            );
+            return Cost::Zero;
+        };
+        let command = method.split_once('.').is_some_and(|(domain, name)| {
+            domain.starts_with(|c: char| c.is_ascii_uppercase())
+                && name.starts_with(|c: char| c.is_ascii_lowercase())
+                && method
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.')
+        });
+        if !command {
+            return self.request(sink.label, at);
+        }
+        match model::devtools(method) {
+            model::Devtools::Runs(param, every_page) => {
+                let code = args
+                    .get(1)
+                    .and_then(|a| a.expr)
+                    .and_then(|e| property_value(e, param))
+                    .and_then(|e| {
+                        let mut parts = Vec::new();
+                        self.shape(e, &mut parts);
+                        match parts.as_slice() {
+                            [Part::Lit(s)] => Some(s.clone()),
+                            _ => None,
+                        }
+                    });
+                let Some(code) = code else {
+                    self.opaque(
+                        &format!("DevTools' `{method}` with code the analysis cannot read"),
+                        at,
+                    );
+                    return Cost::Zero;
+                };
+                let cost = self.nested(&code, site);
+                if every_page {
+                    cost.repeated(|| {
+                        How::at("runs in every page the target loads ({at})", at).render(self)
+                    })
+                } else {
+                    cost
+                }
+            }
+            model::Devtools::Request => self.request(&format!("DevTools' `{method}`"), at),
+            model::Devtools::Opaque => {
+                self.opaque(
+                    &format!("DevTools' `{method}`, which runs code the analysis does not read"),
+                    at,
+                );
+                Cost::Zero
+            }
+            model::Devtools::Inert => Cost::Zero,
+            model::Devtools::Unknown => self.request(
+                &format!("DevTools' `{method}`, a command whose effect the model does not know"),
+                at,
+            ),
+        }
+    }
+
     /// A string of code run in the page, analysed on its own.
     pub(super) fn nested(&mut self, code: &str, site: &CallSite) -> Cost {
         let at = site.at;
@@ -666,4 +996,25 @@ impl<'a> Walker<'a, '_> {
             }
         }
     }
+}
+
+/// The value of property `name` of the object literal `e`, written as
+/// `name: value` or `'name': value`.
+fn property_value<'e>(e: &'e Expression<'e>, name: &str) -> Option<&'e Expression<'e>> {
+    let Expression::ObjectExpression(o) = e else {
+        return None;
+    };
+    o.properties.iter().find_map(|p| match p {
+        ObjectPropertyKind::ObjectProperty(p)
+            if !p.computed || matches!(p.key, PropertyKey::StringLiteral(_)) =>
+        {
+            let key = match &p.key {
+                PropertyKey::StaticIdentifier(id) => Some(id.name.as_str()),
+                PropertyKey::StringLiteral(s) => Some(s.value.as_str()),
+                _ => None,
+            };
+            (key == Some(name)).then_some(&p.value)
+        }
+        _ => None,
+    })
 }

@@ -15,6 +15,8 @@ impl<'a> Walker<'a, '_> {
             | Expression::NewTarget(_)
             | Expression::Super(_) => (Vals::unknown(), Cost::Zero),
             Expression::StringLiteral(s) => {
+                // `Object.defineProperty(o, 'then', …)`, `Reflect.set(o, 'then', …)`.
+                self.note_member_name(s.value.as_str());
                 let text = s.value.as_str().to_owned();
                 self.note_string(&[Part::Lit(text.clone())], s.span);
                 self.note_embedded(&text, s.span.start);
@@ -22,7 +24,7 @@ impl<'a> Walker<'a, '_> {
             }
             Expression::TemplateLiteral(t) => self.template(t),
             Expression::Identifier(id) => (self.read(id.name.as_str()), Cost::Zero),
-            Expression::ThisExpression(_) => (Vals::of(Value::Global), Cost::Zero),
+            Expression::ThisExpression(_) => (self.this(), Cost::Zero),
             Expression::ArrayExpression(a) => {
                 let mut cost = Cost::Zero;
                 let how = How::at(
@@ -35,6 +37,16 @@ impl<'a> Walker<'a, '_> {
                         ArrayExpressionElement::Elision(_) => continue,
                         other => other.to_expression(),
                     };
+                    // `['https:', '', host].join('/')`: the pieces of a URL
+                    // whose host is joined at run time.
+                    if let Expression::StringLiteral(s) = e
+                        && url::bare_scheme(s.value.as_str())
+                        && self.concat == 0
+                    {
+                        let what = format!("`{}` joined with other parts", s.value);
+                        let found = self.found(&what, s.span.start);
+                        self.unknown_hosts.insert((s.span.start, what), found);
+                    }
                     let (v, c) = self.expr(e);
                     cost = cost
                         .then(c)
@@ -59,7 +71,13 @@ impl<'a> Walker<'a, '_> {
                     (Vals::unknown(), l.then(r))
                 }
             }
-            Expression::CallExpression(c) => self.call(&c.callee, &c.arguments, c.span, false),
+            Expression::CallExpression(c) => {
+                let (v, cost) = self.call(&c.callee, &c.arguments, c.span, false);
+                match self.built_string(c) {
+                    Some(s) => (s, cost),
+                    None => (v, cost),
+                }
+            }
             Expression::ChainExpression(c) => match &c.expression {
                 ChainElement::CallExpression(call) => {
                     self.call(&call.callee, &call.arguments, call.span, false)
@@ -67,7 +85,7 @@ impl<'a> Walker<'a, '_> {
                 ChainElement::TSNonNullExpression(t) => self.expr(&t.expression),
                 other => self.member(other.to_member_expression()),
             },
-            Expression::ClassExpression(c) => (Vals::unknown(), self.class(c)),
+            Expression::ClassExpression(c) => (Vals::of(Value::Plain), self.class(c)),
             Expression::ConditionalExpression(c) => {
                 let (_, test) = self.expr(&c.test);
                 let (mut v, a) = self.expr(&c.consequent);
@@ -218,6 +236,73 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
+    /// A string built by a call the model knows joins text
+    /// (`'https://'.concat(h)`, `['https:', '', h].join('/')`): the whole is
+    /// checked for a URL as a concatenation is, and its text, when known,
+    /// is its value. `None` for any other call.
+    fn built_string(&mut self, c: &'a CallExpression<'a>) -> Option<Vals> {
+        let Expression::StaticMemberExpression(m) = &c.callee else {
+            return None;
+        };
+        let builder = model::string_builder(m.property.name.as_str())?;
+        let mut parts = Vec::new();
+        match builder {
+            model::Builder::Concat => {
+                if !has_text(&m.object) {
+                    return None;
+                }
+                self.shape(&m.object, &mut parts);
+                for a in &c.arguments {
+                    match a {
+                        Argument::SpreadElement(_) => parts.push(Part::Hole),
+                        a => self.shape(a.to_expression(), &mut parts),
+                    }
+                }
+            }
+            model::Builder::Join => {
+                let Expression::ArrayExpression(array) = &m.object else {
+                    // `pieces.join('://')`: a URL joined at run time.
+                    if let Some(Argument::StringLiteral(s)) = c.arguments.first()
+                        && url::bare_scheme(s.value.as_str())
+                    {
+                        let what = format!("pieces joined with `{}`", s.value);
+                        let found = self.found(&what, s.span.start);
+                        self.unknown_hosts.insert((s.span.start, what), found);
+                    }
+                    return None;
+                };
+                let mut sep = Vec::new();
+                match c.arguments.first() {
+                    None => push_lit(&mut sep, ","),
+                    Some(Argument::SpreadElement(_)) => sep.push(Part::Hole),
+                    Some(a) => self.shape(a.to_expression(), &mut sep),
+                }
+                for (i, el) in array.elements.iter().enumerate() {
+                    if i > 0 {
+                        for p in &sep {
+                            match p {
+                                Part::Lit(s) => push_lit(&mut parts, s),
+                                Part::Hole => parts.push(Part::Hole),
+                            }
+                        }
+                    }
+                    match el {
+                        ArrayExpressionElement::SpreadElement(_) => parts.push(Part::Hole),
+                        ArrayExpressionElement::Elision(_) => {}
+                        el => self.shape(el.to_expression(), &mut parts),
+                    }
+                }
+            }
+        }
+        if !parts.iter().any(|p| matches!(p, Part::Lit(_))) {
+            return None;
+        }
+        if self.concat == 0 {
+            self.note_string(&parts, c.span);
+        }
+        Some(string_value(&parts))
+    }
+
     pub(super) fn member(&mut self, m: &'a MemberExpression<'a>) -> (Vals, Cost) {
         let (obj, key, cost) = self.member_parts(m);
         (self.get(&obj, &key, m.span().start), cost)
@@ -278,9 +363,23 @@ impl<'a> Walker<'a, '_> {
                 );
                 Vals::none()
             }
-            (Value::Obj(o), Key::Name(n, _)) => one(model::member(*o, n, env)
-                .or_else(|| model::by_name(n, env))
-                .map_or(Value::Unknown, Value::from)),
+            // `el.attributes.src`, `el.attributes[i]`: attribute nodes.
+            (Value::Obj(o), _) if model::is_attribute_map(*o) => match key {
+                Key::Name(n, _) => match model::member(*o, n, env) {
+                    Some(def) => one(Value::from(def)),
+                    None if model::is_frame_index(n) => one(Value::Attr(String::new())),
+                    None => one(Value::Attr(n.to_ascii_lowercase())),
+                },
+                _ => one(Value::Attr(String::new())),
+            },
+            (Value::Obj(o), Key::Name(n, _)) => {
+                match model::member(*o, n, env).or_else(|| model::by_name(n, env)) {
+                    Some(def) => one(Value::from(def)),
+                    // `document.onclick`: the page's handler.
+                    None if model::is_page_handler(n) => page_handler(),
+                    None => Vals::unknown(),
+                }
+            }
             (Value::Obj(o), Key::Unreadable) => {
                 if model::reaches_requests(*o) {
                     self.opaque(
@@ -291,12 +390,17 @@ impl<'a> Walker<'a, '_> {
                 }
                 one(Value::Dyn)
             }
+            // The page's own handler (`btn.onclick`), which calling runs.
+            (Value::Unknown | Value::Dyn, Key::Name(n, _)) if model::is_page_handler(n) => {
+                page_handler()
+            }
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Name(n, _)) => {
                 one(model::by_name(n, env).map_or(Value::Unknown, Value::from))
             }
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Unreadable) => one(Value::Dyn),
             (Value::Any, _) => one(Value::Any),
-            (Value::Plain | Value::Str(_), _) => Vals::unknown(),
+            (Value::Plain | Value::Str(_) | Value::Attr(_), _) => Vals::unknown(),
+            (Value::Parsed(unread), _) => one(Value::Parsed(*unread)),
             (
                 Value::Sink(_)
                 | Value::Opaque(_)
@@ -342,6 +446,17 @@ impl<'a> Walker<'a, '_> {
                 ObjectPropertyKind::ObjectProperty(p) => {
                     let (key, c) = self.property_key(&p.key, p.computed, true);
                     cost = cost.then(c);
+                    if let Key::Name(n, _) = &key {
+                        self.note_member_name(n);
+                    }
+                    // A method's `this` is its object, as the script made it.
+                    let method = match &p.value {
+                        Expression::FunctionExpression(f) => {
+                            self.method(f.span.start, &Vals::of(Value::Plain));
+                            true
+                        }
+                        _ => false,
+                    };
                     let (v, c) = self.expr(&p.value);
                     cost = cost.then(c);
                     let at = p.span.start;
@@ -361,7 +476,9 @@ impl<'a> Walker<'a, '_> {
                     // `{ view: window }` is how events are made; a window
                     // stored under any other name is lost track of.
                     let reads_only = matches!(&key, Key::Name(n, _) if model::window_key(n));
+                    let saved = std::mem::replace(&mut self.method_this, method);
                     cost = cost.then(self.escape(&v, at, &how, reads_only));
+                    self.method_this = saved;
                 }
                 ObjectPropertyKind::SpreadProperty(s) => {
                     let (v, c) = self.expr(&s.argument);
@@ -462,4 +579,12 @@ pub(super) fn has_text(e: &Expression<'_>) -> bool {
         Expression::BinaryExpression(b) => b.operator == BinaryOperator::Addition,
         _ => false,
     }
+}
+
+/// A handler of the page's (`btn.onclick`): page data, and a call of the
+/// page's code.
+pub(super) fn page_handler() -> Vals {
+    let mut out = Vals::unknown();
+    out.add(Value::Sink(model::PAGE_HANDLER));
+    out
 }

@@ -177,6 +177,12 @@ impl<'a> Walker<'a, '_> {
             };
             cost = cost.then(self.bind(&p.pattern, &vals, false));
         }
+        let this = if site.new {
+            Vals::of(Value::Plain)
+        } else {
+            site.receiver.clone()
+        };
+        self.join_this(id, &this);
         self.settle(id);
         let uses_arguments = self.summary(id).is_some_and(|s| s.uses_arguments);
         // Arguments the parameters do not name can still be reached, through
@@ -237,13 +243,20 @@ impl<'a> Walker<'a, '_> {
             format!("{w}, {how}")
         };
         match v {
+            // Printed or read for its keys, a function is not called.
+            Value::Sink(_) if reads_only => Cost::Zero,
             Value::Sink(sink) => self.request(sink.label, at).repeated(|| how.render(self)),
             Value::Func(id) => {
-                // Code the analysis does not see may call it with anything.
+                // Code the analysis does not see may call it with anything,
+                // and with a page object as `this` (jQuery's `each` gives
+                // each element), unless it is an object's method.
                 if let Some(node) = self.node(*id) {
                     for p in &node.params().items {
                         self.bind(&p.pattern, &Vals::unknown(), false);
                     }
+                }
+                if !self.method_this {
+                    self.join_this(*id, &Vals::unknown());
                 }
                 self.settle(*id);
                 self.summary(*id)
@@ -257,21 +270,26 @@ impl<'a> Walker<'a, '_> {
                 Cost::Zero
             }
             Value::Effect(e) => match e {
-                Effect::LoadsEachArgument(sink, _) | Effect::LoadsEachListed(sink, _) => {
+                Effect::LoadsEachArgument(sink, _) | Effect::LoadsEachListed(sink, ..) => {
                     self.request(sink.label, at).repeated(|| how.render(self))
                 }
-                Effect::Timer(label) | Effect::Markup(label, _) => {
+                Effect::Timer(label)
+                | Effect::Markup(label, _)
+                | Effect::InsertsContent(label, _) => {
                     let what = opaque_what(self, label);
                     self.opaque(&what, at);
                     Cost::Zero
                 }
                 Effect::SetsAttribute { .. }
+                | Effect::SetsAttributeNode(_)
                 | Effect::SetsMember
                 | Effect::Commands(_)
                 | Effect::CallsArgument { .. }
                 | Effect::GetsMember
                 | Effect::RunsInPage(_)
                 | Effect::RunsInEveryPage
+                | Effect::PollsInPage(_)
+                | Effect::Devtools(_)
                 | Effect::OpensWith(..) => {
                     let what = opaque_what(self, "a function that can start requests");
                     self.opaque(&what, at);
@@ -282,7 +300,8 @@ impl<'a> Walker<'a, '_> {
                 | Effect::ParsesMarkup(_)
                 | Effect::CopiesProperties(_)
                 | Effect::SetsProperties(_)
-                | Effect::CreatesElement
+                | Effect::CreatesElement(_)
+                | Effect::CreatesAttribute(_)
                 | Effect::NewElement(..)
                 | Effect::Returns(_) => Cost::Zero,
             },

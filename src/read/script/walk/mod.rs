@@ -129,6 +129,10 @@ type OffsetMap<V> = HashMap<u32, V, FxBuildHasher>;
 struct Reads {
     keys: RefCell<HashSet<u64, FxBuildHasher>>,
     globals: Cell<bool>,
+    /// A `.then` was taken for a promise's ([`Walker::own_then`]).
+    then: Cell<bool>,
+    /// Nodes were put into the page ([`Walker::unread_document`]).
+    unread_document: Cell<bool>,
 }
 
 /// The kinds of state a round reads by key.
@@ -138,6 +142,8 @@ enum Kept {
     Summary,
     Node,
     Alias,
+    /// What `this` is in a function.
+    This,
 }
 
 impl Reads {
@@ -156,6 +162,8 @@ impl Reads {
     fn clear(&self) {
         self.keys.borrow_mut().clear();
         self.globals.set(false);
+        self.then.set(false);
+        self.unread_document.set(false);
     }
 }
 
@@ -293,6 +301,26 @@ pub(super) struct Walker<'a, 'p> {
     globals: HashMap<String, Vals>,
     summaries: OffsetMap<Summary>,
     nodes: OffsetMap<FnNode<'a>>,
+    /// What `this` may be in each of the script's functions: the receivers
+    /// of its calls, the global object for a plain call, what `.call` or
+    /// `.bind` gave, a page object for code the analysis does not see.
+    this_of: OffsetMap<Vals>,
+    /// The script's object and class methods: reached through their
+    /// object, which the walk does not follow, `o.m.call(x)` gives them a
+    /// `this` of the caller's choosing, so each also holds `lost_this`.
+    methods: HashSet<u32, FxBuildHasher>,
+    /// What `.call`, `.apply` or `.bind` of a function the walk lost track
+    /// of was given as `this`.
+    lost_this: Vals,
+    /// The script gives some object a `then`, `catch` or `finally` of its
+    /// own, so a `.then` is not known to be a promise's.
+    own_then: bool,
+    /// The script parses markup it cannot read into an inert document
+    /// (`DOMParser`), whose nodes load once put in the page.
+    unread_document: bool,
+    /// A function escaping now is an object's or a class's method: its
+    /// `this` is that object, not a page object.
+    method_this: bool,
     /// The keyed hasher of names ([`Name`]).
     names: RandomState,
     requests: BTreeMap<(u32, String), Found>,
@@ -329,6 +357,12 @@ impl<'a, 'p> Walker<'a, 'p> {
             globals: HashMap::new(),
             summaries: OffsetMap::default(),
             nodes: OffsetMap::default(),
+            this_of: OffsetMap::default(),
+            methods: HashSet::default(),
+            lost_this: Vals::none(),
+            own_then: false,
+            unread_document: false,
+            method_this: false,
             names: RandomState::new(),
             requests: BTreeMap::new(),
             opaque: BTreeMap::new(),
@@ -410,10 +444,11 @@ impl<'a, 'p> Walker<'a, 'p> {
         if let Some(first) = model::first_argument(self.env) {
             args[0].vals = Vals::of(Value::from(first));
         }
+        // Called plainly, in sloppy mode: `this` is the global object.
         let site = |at| CallSite {
             at,
             name: String::new(),
-            receiver: Vals::unknown(),
+            receiver: Vals::of(Value::Global),
             new: false,
         };
         match root {
@@ -481,6 +516,12 @@ impl<'a, 'p> Walker<'a, 'p> {
                 self.urls.insert((span.start, u), ());
             }
             Named::UnknownHost(shown) => {
+                let what = format!("`{shown}`");
+                let found = self.found(&what, span.start);
+                self.unknown_hosts.insert((span.start, what), found);
+            }
+            Named::Behind(u, shown) => {
+                self.urls.insert((span.start, u), ());
                 let what = format!("`{shown}`");
                 let found = self.found(&what, span.start);
                 self.unknown_hosts.insert((span.start, what), found);

@@ -6,6 +6,10 @@ use std::collections::hash_map::Entry;
 
 use super::*;
 
+/// The key under which reads of [`Walker::lost_this`] are noted: no
+/// function starts at the largest offset.
+const LOST_THIS: u32 = u32::MAX;
+
 impl<'a> Walker<'a, '_> {
     pub(super) fn open_scope(&mut self, function: bool) {
         self.opened += 1;
@@ -92,6 +96,84 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
+    /// `this` in the script's function `id` may be any of `vals`.
+    pub(super) fn join_this(&mut self, id: u32, vals: &Vals) {
+        let entry = self.this_of.entry(id).or_default();
+        if entry.join(vals) {
+            self.changed = true;
+            self.stale |= self.reads.seen(Kept::This, id);
+        }
+    }
+
+    /// What `this` is where the walk is: that of the innermost function
+    /// that is not an arrow.
+    pub(super) fn this(&self) -> Vals {
+        let Some(ctx) = self.fns.iter().rev().find(|f| !f.arrow) else {
+            return Vals::of(Value::Global);
+        };
+        self.reads.note(Kept::This, ctx.id);
+        let mut this = self.this_of.get(&ctx.id).cloned().unwrap_or_default();
+        if self.methods.contains(&ctx.id) {
+            self.reads.note(Kept::This, LOST_THIS);
+            this.join(&self.lost_this);
+        }
+        this
+    }
+
+    /// The script's method `id`, whose `this` is its object.
+    pub(super) fn method(&mut self, id: u32, this: &Vals) {
+        self.methods.insert(id);
+        self.join_this(id, this);
+    }
+
+    /// `.call(x)`, `.apply(x)` or `.bind(x)` of a function the walk lost
+    /// track of: it may be a method of the script's.
+    pub(super) fn join_lost_this(&mut self, vals: &Vals) {
+        if self.lost_this.join(vals) {
+            self.changed = true;
+            self.stale |= self.reads.seen(Kept::This, LOST_THIS);
+        }
+    }
+
+    /// The script gives an object a member of this name: a `then` of its
+    /// own makes every `.then` one the analysis cannot count.
+    pub(super) fn note_member_name(&mut self, name: &str) {
+        if !self.own_then && model::calls_back_once(name) {
+            self.own_then = true;
+            self.changed = true;
+            self.stale |= self.reads.then.get();
+        }
+    }
+
+    /// The script parses markup it cannot read into an inert document.
+    pub(super) fn note_unread_document(&mut self) {
+        if !self.unread_document {
+            self.unread_document = true;
+            self.changed = true;
+            self.stale |= self.reads.unread_document.get();
+        }
+    }
+
+    /// Whether the script parses markup it cannot read into an inert
+    /// document anywhere.
+    pub(super) fn unread_document(&self) -> bool {
+        self.reads.unread_document.set(true);
+        self.unread_document
+    }
+
+    /// Whether a `.then`, `.catch` or `.finally` called on `receiver` is a
+    /// promise's, which calls its callback once.
+    pub(super) fn promise_like(&self, receiver: &Vals) -> bool {
+        self.reads.then.set(true);
+        !self.own_then
+            && receiver.iter().all(|v| {
+                !matches!(
+                    v,
+                    Value::Plain | Value::Global | Value::Element(_) | Value::Str(_)
+                )
+            })
+    }
+
     pub(super) fn join_global(&mut self, name: &str, vals: &Vals) {
         let entry = self.globals.entry(name.to_owned()).or_default();
         if entry.join(vals) {
@@ -133,7 +215,10 @@ impl<'a> Walker<'a, '_> {
             out.join(user);
         }
         if out.iter().next().is_none() {
-            // The page's own globals.
+            // The page's own globals, among them its handlers (`onload`).
+            if model::is_page_handler(name) {
+                return expression::page_handler();
+            }
             out.add(Value::Unknown);
         }
         out

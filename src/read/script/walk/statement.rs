@@ -129,7 +129,13 @@ impl<'a> Walker<'a, '_> {
                 }
                 Cost::Zero
             }
-            Statement::ClassDeclaration(c) => self.class(c),
+            Statement::ClassDeclaration(c) => {
+                // Constructing the script's own class gives an object of its.
+                if let Some(id) = &c.id {
+                    self.join_binding(id.span.start, &Vals::of(Value::Plain));
+                }
+                self.class(c)
+            }
             _ => {
                 self.opaque("syntax pace-hook does not read", s.span().start);
                 Cost::Zero
@@ -220,20 +226,38 @@ impl<'a> Walker<'a, '_> {
             let how = How::at("runs as a class's parent ({at})", at);
             cost = cost.then(hc).then(self.escape(&v, at, &how, false));
         }
+        // A method's `this` is an instance: an object of the script's, or,
+        // for a class that extends another (`HTMLElement`), one the
+        // analysis does not know.
+        let mut instance = Vals::of(Value::Plain);
+        if c.heritage.is_some() {
+            instance.add(Value::Unknown);
+        }
         self.open_scope(false);
         for el in &c.body.body {
             match el {
                 ClassElement::MethodDefinition(m) => {
-                    cost = cost.then(self.property_key(&m.key, m.computed, true).1);
+                    let (key, kc) = self.property_key(&m.key, m.computed, true);
+                    cost = cost.then(kc);
+                    if let Key::Name(n, _) = &key {
+                        self.note_member_name(n);
+                    }
+                    self.method(m.value.span.start, &instance);
                     let f = self.define(FnNode::Function(&m.value));
                     let how = How::at(
                         "runs in a class method ({at}), whose calls the analysis does not follow",
                         m.span.start,
                     );
+                    let saved = std::mem::replace(&mut self.method_this, true);
                     cost = cost.then(self.escape(&Vals::of(f), m.span.start, &how, false));
+                    self.method_this = saved;
                 }
                 ClassElement::PropertyDefinition(p) => {
-                    cost = cost.then(self.property_key(&p.key, p.computed, true).1);
+                    let (key, kc) = self.property_key(&p.key, p.computed, true);
+                    cost = cost.then(kc);
+                    if let Key::Name(n, _) = &key {
+                        self.note_member_name(n);
+                    }
                     if let Some(v) = &p.value {
                         cost = cost.then(self.field(v, p.r#static, p.span.start));
                     }
