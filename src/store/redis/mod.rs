@@ -693,7 +693,14 @@ impl RedisStore {
         // No CLIENT SETINFO on connecting: without a password or a database
         // to select, connecting then costs no round trip of its own.
         let quiet = info.redis_settings().clone().set_skip_set_lib_name();
-        let client = redis::Client::open(info.set_redis_settings(quiet)).map_err(bad_url)?;
+        // No Nagle: a write that follows another before its answer (the
+        // deferred writes sent ahead of a command, a pipeline) would wait
+        // for the first one's acknowledgement, a round trip, before it left.
+        // Every command goes out whole in one write, so there is nothing
+        // for Nagle to coalesce.
+        let tcp = info.tcp_settings().clone().set_nodelay(true);
+        let info = info.set_redis_settings(quiet).set_tcp_settings(tcp);
+        let client = redis::Client::open(info).map_err(bad_url)?;
         let store = Self {
             inner: Arc::new(Inner {
                 client,
