@@ -155,6 +155,10 @@ const ODD_FILES: &[(&str, &str)] = &[
 }
 "#,
     ),
+    // Claude Code's parser reads a lone surrogate escape; serde_json does
+    // not (issue 16): the file is edited around it.
+    ("a lone surrogate", "{\n  \"model\": \"\\ud800\"\n}\n"),
+    // Claude Code strips a leading BOM and reads the file: it stays.
     ("byte order mark", "\u{feff}{\n  \"model\": \"opus\"\n}\n"),
 ];
 
@@ -168,8 +172,11 @@ fn install_then_uninstall_gives_back_each_file_byte_for_byte() {
         let out = s.run(&["install"]);
         assert_eq!(code(&out), 0, "{what}: {}", stderr(&out));
         let installed = fs::read_to_string(s.settings()).unwrap();
-        let value: Value = serde_json::from_str(installed.trim_start_matches('\u{feff}'))
-            .unwrap_or_else(|e| panic!("{what}: {e}\n{installed}"));
+        let readable = installed
+            .trim_start_matches('\u{feff}')
+            .replace("\\ud800", "\\ufffd");
+        let value: Value =
+            serde_json::from_str(&readable).unwrap_or_else(|e| panic!("{what}: {e}\n{installed}"));
         for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure"] {
             let ours: Vec<&Value> = value["hooks"][event]
                 .as_array()

@@ -29,15 +29,19 @@ pub(crate) enum Command {
         /// seconds), when install wrote one.
         timeout_s: Option<u64>,
     },
-    /// Add pace-hook's hooks to a Claude Code settings file.
+    /// Add pace-hook's hooks to an agent's hook file.
     Install {
+        /// Whose hook file (Claude Code's without `--client`).
+        client: Client,
         /// Which settings file.
         scope: Scope,
         /// The hook timeout in seconds, if given.
         timeout_s: Option<u64>,
     },
-    /// Remove pace-hook's hooks from a Claude Code settings file.
+    /// Remove pace-hook's hooks from an agent's hook file.
     Uninstall {
+        /// Whose hook file.
+        client: Client,
         /// Which settings file.
         scope: Scope,
     },
@@ -193,13 +197,13 @@ enum Sub {
 #[derive(Debug, Args)]
 #[group(id = "scope", multiple = false)]
 struct Where {
-    /// .claude/settings.json in $CLAUDE_PROJECT_DIR or the current directory (the default)
+    /// .claude/settings.json in $CLAUDE_PROJECT_DIR or the current directory (the default; with --client, that agent's project file)
     #[arg(long)]
     project: bool,
-    /// ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set)
+    /// ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set; with --client, that agent's user file)
     #[arg(long)]
     user: bool,
-    /// .claude/settings.local.json, in the same place as --project
+    /// .claude/settings.local.json, in the same place as --project (Claude Code only)
     #[arg(long)]
     local: bool,
     /// pace-hook's Claude Code plugin instead of a settings file
@@ -211,7 +215,10 @@ struct Where {
 struct InstallArgs {
     #[command(flatten)]
     at: Where,
-    /// The hook's timeout in seconds (default 300): at least max_wait + 15 s
+    /// The agent whose hook file: claude (the default), codex, gemini, copilot, vscode, cline
+    #[arg(long, value_name = "NAME", value_parser = client_name, conflicts_with = "plugin")]
+    client: Option<Client>,
+    /// The hook's timeout in seconds (default 300): for Claude Code at least max_wait + 15 s; for another agent, a call waits at most this less 15 s
     #[arg(long, value_name = "SECONDS", value_parser = seconds, conflicts_with = "plugin")]
     timeout: Option<u64>,
 }
@@ -220,6 +227,9 @@ struct InstallArgs {
 struct UninstallArgs {
     #[command(flatten)]
     at: Where,
+    /// The agent whose hook file: claude (the default), codex, gemini, copilot, vscode, cline
+    #[arg(long, value_name = "NAME", value_parser = client_name, conflicts_with = "plugin")]
+    client: Option<Client>,
 }
 
 impl Where {
@@ -232,6 +242,13 @@ impl Where {
             Scope::Project
         }
     }
+}
+
+fn client_name(text: &str) -> std::result::Result<Client, String> {
+    Client::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = client::ALL.iter().map(|c| c.name()).collect();
+        format!("pace-hook knows {}", names.join(", "))
+    })
 }
 
 fn seconds(text: &str) -> std::result::Result<u64, String> {
@@ -283,11 +300,13 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Command> {
     Ok(match command {
         Sub::Install(a) if a.at.plugin => Command::InstallPlugin,
         Sub::Install(a) => Command::Install {
+            client: a.client.unwrap_or(Client::ClaudeCode),
             scope: a.at.scope(),
             timeout_s: a.timeout,
         },
         Sub::Uninstall(a) if a.at.plugin => Command::UninstallPlugin,
         Sub::Uninstall(a) => Command::Uninstall {
+            client: a.client.unwrap_or(Client::ClaudeCode),
             scope: a.at.scope(),
         },
         Sub::Gaps { site, svg } => Command::Gaps { site, svg },
@@ -463,6 +482,7 @@ mod tests {
         assert_eq!(
             parse(&args(&["install"])).unwrap(),
             Command::Install {
+                client: Client::ClaudeCode,
                 scope: Scope::Project,
                 timeout_s: None
             }
@@ -470,6 +490,7 @@ mod tests {
         assert_eq!(
             parse(&args(&["install", "--timeout", "400", "--user"])).unwrap(),
             Command::Install {
+                client: Client::ClaudeCode,
                 scope: Scope::User,
                 timeout_s: Some(400)
             }
@@ -477,9 +498,34 @@ mod tests {
         assert_eq!(
             parse(&args(&["uninstall", "--local"])).unwrap(),
             Command::Uninstall {
+                client: Client::ClaudeCode,
                 scope: Scope::Local
             }
         );
+        assert_eq!(
+            parse(&args(&[
+                "install",
+                "--client",
+                "codex",
+                "--user",
+                "--timeout",
+                "60"
+            ]))
+            .unwrap(),
+            Command::Install {
+                client: Client::Codex,
+                scope: Scope::User,
+                timeout_s: Some(60)
+            }
+        );
+        assert!(matches!(
+            parse(&args(&["install", "--client", "codex", "--plugin"])),
+            Err(Error::Usage { .. })
+        ));
+        assert!(matches!(
+            parse(&args(&["uninstall", "--client", "nope"])),
+            Err(Error::Usage { message }) if message.contains("pace-hook knows claude, codex")
+        ));
         assert_eq!(
             parse(&args(&["install", "--plugin"])).unwrap(),
             Command::InstallPlugin

@@ -34,6 +34,8 @@ use std::{
 
 use serde_json::Value;
 
+mod agents;
+
 use crate::{
     commands::{
         plugin,
@@ -88,6 +90,8 @@ pub(crate) struct Places {
     pub(crate) path_var: Option<OsString>,
     /// This binary, for fixes that name it.
     pub(crate) exe: Option<PathBuf>,
+    /// The user's home, where the other agents keep their files.
+    pub(crate) home: Option<PathBuf>,
 }
 
 impl Places {
@@ -99,6 +103,9 @@ impl Places {
             project_dir: settings::project_dir().ok(),
             path_var: std::env::var_os("PATH"),
             exe: std::env::current_exe().ok(),
+            home: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from),
         }
     }
 }
@@ -205,6 +212,7 @@ pub(crate) fn checks(places: &Places, now: EpochMs) -> Vec<Check> {
     let mut entries = entries(&files);
     plugin_entries(places, &mut entries, &mut out);
     hook_checks(&files, &entries, &config, places, &mut out);
+    agents::checks(places, &config, &mut out);
     out.extend(config_check);
     for p in &config.presets {
         out.push(Check::ok(crate::config::preset::describe(p)));
@@ -250,21 +258,28 @@ fn settings_files(places: &Places, out: &mut Vec<Check>) -> Vec<SettingsFile> {
     let mut missing = Vec::new();
     for (_, path) in paths {
         match std::fs::read_to_string(&path) {
-            Ok(text) => match serde_json::from_str::<Value>(&text) {
-                Ok(json) if json.is_object() => {
+            // Read as Claude Code reads it (`settings::parse`): a BOM makes
+            // the file unreadable to it, a lone surrogate escape does not.
+            Ok(text) => match settings::parse(&settings::Format::CLAUDE, &text) {
+                Ok(json) => {
                     read.push(format!("`{}`", path.display()));
                     files.push(SettingsFile {
                         path,
-                        json: Some(json),
+                        json: Some(json.unwrap_or_else(|| serde_json::json!({}))),
                     });
                 }
-                Ok(_) => problems.push(Check::bad(format!(
-                    "settings `{}` is not a JSON object: Claude Code ignores it; make it `{{\"hooks\": {{…}}}}`",
-                    path.display()
-                ))),
-                Err(e) => problems.push(Check::bad(format!(
-                    "settings `{}` is not valid JSON ({e}): fix it; Claude Code cannot read its hooks either",
-                    path.display()
+                Err(p) if p.problem.starts_with("is not valid JSON") => {
+                    problems.push(Check::bad(format!(
+                        "settings `{}` {}: fix it; Claude Code cannot read its hooks either",
+                        path.display(),
+                        p.problem
+                    )))
+                }
+                Err(p) => problems.push(Check::bad(format!(
+                    "settings `{}` {}: Claude Code ignores it; {}",
+                    path.display(),
+                    p.problem,
+                    p.fix
                 ))),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -1079,6 +1094,7 @@ mod tests {
             project_dir: Some(PathBuf::from("/p")),
             path_var: None,
             exe: None,
+            home: None,
         };
         assert_eq!(
             expand("${CLAUDE_PROJECT_DIR}/bin/pace-hook", &places, None),

@@ -72,9 +72,21 @@ pub(super) fn refuse(
     message: &str,
     exit: Exit,
 ) -> Exit {
+    refuse_as(client, client, kind, message, exit)
+}
+
+/// [`refuse`], for an event whose command named `flag`
+/// ([`Client::answer_as`]).
+fn refuse_as(
+    client: Option<Client>,
+    flag: Option<Client>,
+    kind: Option<&EventKind>,
+    message: &str,
+    exit: Exit,
+) -> Exit {
     let answer = client
         .unwrap_or(Client::ClaudeCode)
-        .answer(kind, Reply::Block(message));
+        .answer_as(flag, kind, Reply::Block(message));
     let code = if answer.exit == Exit::Block {
         exit
     } else {
@@ -120,7 +132,10 @@ pub(super) fn run(
         }
     };
     let (client, read) = match flag {
-        Some(c) => (c, c.read(&bytes)),
+        Some(c) => {
+            let c = c.for_event(&bytes);
+            (c, c.read(&bytes))
+        }
         None => Client::read_unnamed(&bytes),
     };
     let mut event = match read {
@@ -132,22 +147,28 @@ pub(super) fn run(
         Err(e) => {
             let exit = Exit::for_error(Doing::Pre, &e);
             if !client.looks_like_post(&bytes) {
-                return refuse(Some(client), None, &hook::failure_message(None, &e), exit);
+                return refuse_as(
+                    Some(client),
+                    flag,
+                    None,
+                    &hook::failure_message(None, &e),
+                    exit,
+                );
             }
             let message = hook::unreadable_post_message(&e);
             if client.refusing_a_post_stops_work() {
-                return emit(&client.answer(None, Reply::PostFailed(&message)));
+                return emit(&client.answer_as(flag, None, Reply::PostFailed(&message)));
             }
-            return refuse(Some(client), None, &message, exit);
+            return refuse_as(Some(client), flag, None, &message, exit);
         }
     };
     event.max_wait_ms = client.max_wait_ms(timeout_s.map(|s| s.saturating_mul(1000)));
     let kind = Some(&event.kind);
     match hook::handle(&System::default(), &event, arrived) {
-        Ok(Outcome::Pass) => emit(&client.answer(kind, Reply::Pass)),
+        Ok(Outcome::Pass) => emit(&client.answer_as(flag, kind, Reply::Pass)),
         // The text reaches the model as context; the call goes on (or a
         // Post stays a success).
-        Ok(Outcome::Tell(text)) => emit(&client.answer(kind, Reply::Tell(&text))),
+        Ok(Outcome::Tell(text)) => emit(&client.answer_as(flag, kind, Reply::Tell(&text))),
         Ok(Outcome::Waited { user, model }) => emit(&client.answer(
             kind,
             Reply::Waited {
@@ -155,16 +176,17 @@ pub(super) fn run(
                 model: &model,
             },
         )),
-        Ok(Outcome::Block(message)) => emit(&client.answer(kind, Reply::Block(&message))),
-        Err(Failure::Pre(e)) => refuse(
+        Ok(Outcome::Block(message)) => emit(&client.answer_as(flag, kind, Reply::Block(&message))),
+        Err(Failure::Pre(e)) => refuse_as(
             Some(client),
+            flag,
             kind,
             &hook::failure_message(Some(&event.tool_name), &e),
             Exit::for_error(Doing::Pre, &e),
         ),
         Err(Failure::Post(hook::PostFailure(message))) => {
             debug_assert!(event.kind != EventKind::PreToolUse);
-            emit(&client.answer(kind, Reply::PostFailed(&message)))
+            emit(&client.answer_as(flag, kind, Reply::PostFailed(&message)))
         }
     }
 }

@@ -37,11 +37,13 @@ use std::{
 
 use crate::{
     commands::{
+        clients::{self, Place},
         plugin,
-        settings::{self, Change, EVENTS, Hook, Scope},
+        settings::{self, Change, EVENTS, Format, Hook, Scope},
     },
     config::Config,
     error::{Error, Result},
+    hook::client::Client,
     read::matcher::{MATCHER, matcher_matches},
     read::profile,
 };
@@ -92,7 +94,7 @@ pub(crate) fn install(scope: Scope, timeout_s: Option<u64>) -> Result<String> {
     let hook = Hook {
         matcher: MATCHER.to_owned(),
         command: settings::shell_quote(&exe.to_string_lossy()),
-        timeout_s,
+        timeout: timeout_s,
     };
     let before = read(&path)?;
     let edit = settings::install(before.as_deref().unwrap_or(""), &hook)
@@ -109,9 +111,15 @@ pub(crate) fn install(scope: Scope, timeout_s: Option<u64>) -> Result<String> {
         out += &format!(
             "installed pace-hook in `{}` ({whose}): {}\n",
             path.display(),
-            changes(&edit.changes)
+            changes(&EVENTS, &edit.changes)
         );
         out += &backed_up(backup.as_deref());
+    }
+    if let Some(off) = hooks_disabled() {
+        out += &format!(
+            "  warning: `disableAllHooks` is true in `{}`: Claude Code runs no hook, pace-hook included, so nothing is paced; remove it\n",
+            off.display()
+        );
     }
     out += &format!(
         "  it runs `{}` for tools matching `{MATCHER}`, with a timeout of {timeout_s} s (max_wait is {max_wait_s} s, {source})\n",
@@ -125,6 +133,342 @@ pub(crate) fn install(scope: Scope, timeout_s: Option<u64>) -> Result<String> {
         );
     }
     Ok(out)
+}
+
+/// `install --client NAME`: pace-hook's hooks in that client's hook file
+/// of `scope`, with the same promises as Claude Code's (a splice that keeps
+/// every other byte, a backup, nothing done twice, a one-line refusal of
+/// what cannot be edited safely).
+pub(crate) fn install_client(
+    client: Client,
+    scope: Scope,
+    timeout_s: Option<u64>,
+) -> Result<String> {
+    if client == Client::ClaudeCode {
+        return install(scope, timeout_s);
+    }
+    let place = clients::place(client, scope)?;
+    let project = settings::project_dir()?;
+    let config = Config::discover_for(Some(&project))?;
+    let exe = this_binary()?;
+    let exe_text = exe.to_string_lossy().into_owned();
+    let title = clients::title(client);
+    let whose = match scope {
+        Scope::User => "your user hooks",
+        _ => "the project's hooks",
+    };
+    let max_wait_s = config.max_wait_ms.div_ceil(1000);
+    let mut out = String::new();
+    let (changed, timeout_line) = match &place {
+        Place::File(path, format) => {
+            let timeout_s = timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
+            if timeout_s <= MARGIN_S {
+                return Err(Error::Usage {
+                    message: format!(
+                        "`--timeout {timeout_s}` leaves no time to wait: a hook keeps {MARGIN_S} s for itself before its client kills it; give more than {MARGIN_S}"
+                    ),
+                });
+            }
+            let hook = clients::hook_for(client, &exe_text, timeout_s);
+            let before = read(path)?;
+            let edit = settings::install_in(format, before.as_deref().unwrap_or(""), &hook)
+                .map_err(|p| p.at(path, &format!("install --client {}", client.name())))?;
+            let changed = edit.changed();
+            if changed {
+                let backup = write(path, before.as_deref(), &edit.text)?;
+                out += &format!(
+                    "installed pace-hook in `{}` ({title}, {whose}): {}\n",
+                    path.display(),
+                    changes(format.events, &edit.changes)
+                );
+                out += &backed_up(backup.as_deref());
+            } else {
+                out += &format!(
+                    "pace-hook is already installed in `{}` ({title}, {whose}); nothing changed\n",
+                    path.display()
+                );
+            }
+            let wait_s = max_wait_s.min(timeout_s - MARGIN_S);
+            let matcher = if format.grouped {
+                format!("tools matching `{}`", hook.matcher)
+            } else {
+                "every tool (the file has no matchers)".to_owned()
+            };
+            let unit = if hook.timeout == timeout_s {
+                format!("{timeout_s} s")
+            } else {
+                format!("{} ms", hook.timeout)
+            };
+            (
+                changed,
+                format!(
+                    "  it runs `{}` for {matcher}, with a timeout of {unit}: a call waits at most {wait_s} s for its turn (max_wait is {max_wait_s} s), then is refused with when to retry\n",
+                    hook.command
+                ),
+            )
+        }
+        Place::Scripts(dir) => {
+            let changed = install_scripts(dir, &exe_text, &mut out, title, whose)?;
+            let wait_s = max_wait_s.min(30 - MARGIN_S);
+            (
+                changed,
+                format!(
+                    "  each runs `{}`; Cline gives a hook 30 s, so a call waits at most {wait_s} s for its turn, then is refused with when to retry\n",
+                    clients::command_for(client, &exe_text, None)
+                ),
+            )
+        }
+    };
+    let _ = changed;
+    out += &timeout_line;
+    out += &other_scope(client, scope);
+    if client == Client::Gemini {
+        out += &gemini_hooks_off();
+    }
+    for need in clients::needs(client, &place, scope) {
+        out += &format!("  note: {need}\n");
+    }
+    if is_build_output(&exe) {
+        out += &format!(
+            "  note: `{}` is a cargo build output, which `cargo clean` deletes; a hook whose program is gone lets every call through. Install it with `cargo install --locked --path .` and run that `pace-hook install`\n",
+            exe.display()
+        );
+    }
+    Ok(out)
+}
+
+/// A warning when the agent's other scope runs pace-hook too: each agent
+/// here merges its user and project hooks, so both would run.
+fn other_scope(client: Client, scope: Scope) -> String {
+    let other = if scope == Scope::User {
+        Scope::Project
+    } else {
+        Scope::User
+    };
+    let Ok(place) = clients::place(client, other) else {
+        return String::new();
+    };
+    let runs = match &place {
+        Place::File(path, format) => fs::read_to_string(path)
+            .ok()
+            .and_then(|t| settings::parse(format, &t).ok().flatten())
+            .is_some_and(|v| settings::runs_pace_hook_in(format, &v)),
+        Place::Scripts(dir) => fs::read_to_string(dir.join("PreToolUse"))
+            .is_ok_and(|t| clients::is_our_cline_script(&t)),
+    };
+    if !runs {
+        return String::new();
+    }
+    let flag = if other == Scope::User { " --user" } else { "" };
+    format!(
+        "  warning: `{}` runs pace-hook too, and {} runs both, so pace-hook would run twice on every call: keep one (`pace-hook uninstall --client {}{flag}` removes that one)\n",
+        place.path().display(),
+        clients::title(client),
+        client.name()
+    )
+}
+
+/// A warning when Gemini CLI's settings turn every hook off.
+fn gemini_hooks_off() -> String {
+    let (Ok(home), Ok(project)) = (
+        std::env::var("HOME").map(PathBuf::from),
+        settings::project_dir(),
+    ) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for scope in [Scope::User, Scope::Project] {
+        let Some(Place::File(path, format)) =
+            clients::place_in(Client::Gemini, scope, &home, &project)
+        else {
+            continue;
+        };
+        let Some(v) = fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| settings::parse(&format, &t).ok().flatten())
+        else {
+            continue;
+        };
+        if v["hooksConfig"]["enabled"] == false {
+            out += &format!(
+                "  warning: `hooksConfig.enabled` is false in `{}`: Gemini CLI runs no hook, pace-hook included, so nothing is paced; remove it\n",
+                path.display()
+            );
+        }
+        let disabled = v["hooksConfig"]["disabled"]
+            .as_array()
+            .into_iter()
+            .flatten();
+        if let Some(name) = disabled
+            .filter_map(serde_json::Value::as_str)
+            .find(|n| n.contains("pace-hook"))
+        {
+            out += &format!(
+                "  warning: `hooksConfig.disabled` in `{}` lists `{name}`, so Gemini CLI does not run it; take it out\n",
+                path.display()
+            );
+        }
+    }
+    out
+}
+
+/// Cline's two executables in `dir`: written where absent, brought up to
+/// date where they are pace-hook's from another path; a file of another
+/// program is refused (Cline runs one file per event and directory).
+/// Returns whether anything changed.
+fn install_scripts(
+    dir: &Path,
+    exe: &str,
+    out: &mut String,
+    title: &str,
+    whose: &str,
+) -> Result<bool> {
+    let script = clients::cline_script(exe);
+    let mut plan = Vec::new();
+    for event in clients::CLINE_EVENTS {
+        let path = dir.join(event);
+        let before = read(&path)?;
+        match &before {
+            Some(text) if *text == script && is_executable(&path) => {}
+            Some(text) if !clients::is_our_cline_script(text) => {
+                return Err(Error::Settings {
+                    path,
+                    problem: "is another program's Cline hook, and Cline runs one file per event in a directory".into(),
+                    fix: "add `exec pace-hook --client cline` where that script should end, or move it aside and run `pace-hook install --client cline` again".into(),
+                });
+            }
+            _ => plan.push((event, path, before)),
+        }
+    }
+    if plan.is_empty() {
+        *out += &format!(
+            "pace-hook is already installed in `{}` ({title}, {whose}); nothing changed\n",
+            dir.display()
+        );
+        return Ok(false);
+    }
+    let mut done = Vec::new();
+    for (event, path, before) in plan {
+        let backup = write(&path, before.as_deref(), &script)?;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755))
+            .map_err(|e| Error::io("make executable", &path, e))?;
+        done.push((event, backup, before.is_some()));
+    }
+    let what: Vec<String> = done
+        .iter()
+        .map(|(e, _, existed)| format!("{e} {}", if *existed { "updated" } else { "added" }))
+        .collect();
+    *out += &format!(
+        "installed pace-hook in `{}` ({title}, {whose}): {}\n",
+        dir.display(),
+        what.join(", ")
+    );
+    for (_, backup, _) in &done {
+        if let Some(b) = backup {
+            *out += &format!("  the file as it was is saved in `{}`\n", b.display());
+        }
+    }
+    Ok(true)
+}
+
+fn is_executable(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 == 0o111)
+}
+
+/// `uninstall --client NAME`: exactly what `install --client NAME` put in,
+/// taken out.
+pub(crate) fn uninstall_client(client: Client, scope: Scope) -> Result<String> {
+    if client == Client::ClaudeCode {
+        return uninstall(scope);
+    }
+    let place = clients::place(client, scope)?;
+    let title = clients::title(client);
+    let whose = match scope {
+        Scope::User => "your user hooks",
+        _ => "the project's hooks",
+    };
+    match &place {
+        Place::File(path, format) => {
+            let Some(before) = read(path)? else {
+                return Ok(format!(
+                    "pace-hook is not installed in `{}` ({title}, {whose}: no such file); nothing changed\n",
+                    path.display()
+                ));
+            };
+            let edit = settings::uninstall_in(format, &before)
+                .map_err(|p| p.at(path, &format!("uninstall --client {}", client.name())))?;
+            let mut out = if !edit.changed() {
+                format!(
+                    "pace-hook is not installed in `{}` ({title}, {whose}); nothing changed\n",
+                    path.display()
+                )
+            } else if settings::is_bare_skeleton(format, &edit.text) {
+                // The file install made, now empty of hooks: gone, as it
+                // was before install.
+                let backup = backup(path, &before)?;
+                fs::remove_file(path).map_err(|e| Error::io("remove", path, e))?;
+                format!(
+                    "removed pace-hook from `{}` ({title}, {whose}): the file held nothing else and is deleted\n  the file as it was is saved in `{}`\n",
+                    path.display(),
+                    backup.display()
+                )
+            } else {
+                let backup = write(path, Some(&before), &edit.text)?;
+                let mut out = format!(
+                    "removed pace-hook from `{}` ({title}, {whose}): {}\n",
+                    path.display(),
+                    changes(format.events, &edit.changes)
+                );
+                out += &backed_up(backup.as_deref());
+                out
+            };
+            for note in &edit.left {
+                out += &format!("  note: {note}\n");
+            }
+            Ok(out)
+        }
+        Place::Scripts(dir) => {
+            let mut removed = Vec::new();
+            let mut out = String::new();
+            for event in clients::CLINE_EVENTS {
+                let path = dir.join(event);
+                let Some(text) = read(&path)? else {
+                    continue;
+                };
+                if !clients::is_our_cline_script(&text) {
+                    out += &format!(
+                        "  note: `{}` is not the script install writes, so it was left as it is\n",
+                        path.display()
+                    );
+                    continue;
+                }
+                let backup = backup(&path, &text)?;
+                fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+                removed.push((event, backup));
+            }
+            let head = if removed.is_empty() {
+                format!(
+                    "pace-hook is not installed in `{}` ({title}, {whose}); nothing changed\n",
+                    dir.display()
+                )
+            } else {
+                let mut head = format!(
+                    "removed pace-hook from `{}` ({title}, {whose}): {}\n",
+                    dir.display(),
+                    removed
+                        .iter()
+                        .map(|(e, _)| format!("{e} removed"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                for (_, b) in &removed {
+                    head += &format!("  the file as it was is saved in `{}`\n", b.display());
+                }
+                head
+            };
+            Ok(head + &out)
+        }
+    }
 }
 
 /// `install --plugin`: the plugin placed where it lasts and installed (see
@@ -195,7 +539,7 @@ pub(crate) fn uninstall(scope: Scope) -> Result<String> {
         let mut out = format!(
             "removed pace-hook from `{}` ({whose}): {}\n",
             path.display(),
-            changes(&edit.changes)
+            changes(&EVENTS, &edit.changes)
         );
         out += &backed_up(backup.as_deref());
         out
@@ -211,9 +555,25 @@ pub(crate) fn uninstall(scope: Scope) -> Result<String> {
     Ok(out)
 }
 
+/// The first Claude Code settings file here that sets `disableAllHooks`:
+/// then no hook runs at all.
+fn hooks_disabled() -> Option<PathBuf> {
+    let user = settings::claude_home().ok();
+    let project = settings::project_dir().ok();
+    settings::files(user.as_deref(), project.as_deref())
+        .into_iter()
+        .map(|(_, p)| p)
+        .find(|p| {
+            fs::read_to_string(p)
+                .ok()
+                .and_then(|t| settings::parse(&Format::CLAUDE, &t).ok().flatten())
+                .is_some_and(|v| v["disableAllHooks"] == true)
+        })
+}
+
 /// `PreToolUse added, PostToolUse added, …`.
-fn changes(changes: &[Change; 3]) -> String {
-    EVENTS
+fn changes(events: &[&str], changes: &[Change]) -> String {
+    events
         .iter()
         .zip(changes)
         .map(|(event, change)| {

@@ -21,6 +21,7 @@ use crate::{
 
 pub(crate) mod args;
 mod backoff;
+pub(crate) mod clients;
 pub(crate) mod doctor;
 mod gaps;
 mod hook_event;
@@ -103,8 +104,12 @@ fn dispatch(
     };
     match command {
         Command::Hook { client, timeout_s } => hook_event::run(stdin, arrived, client, timeout_s),
-        Command::Install { scope, timeout_s } => run_setup(install::install(scope, timeout_s)),
-        Command::Uninstall { scope } => run_setup(install::uninstall(scope)),
+        Command::Install {
+            client,
+            scope,
+            timeout_s,
+        } => run_setup(install::install_client(client, scope, timeout_s)),
+        Command::Uninstall { client, scope } => run_setup(install::uninstall_client(client, scope)),
         Command::InstallPlugin => run_setup(install::install_plugin()),
         Command::UninstallPlugin => run_setup(plugin::uninstall()),
         Command::Print(text) => {

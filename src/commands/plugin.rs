@@ -241,9 +241,15 @@ fn folder(
 /// A JSON file: `None` when missing, `Err` when unreadable.
 fn read_json(path: &Path) -> std::result::Result<Option<Value>, String> {
     match fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| format!("`{}` is not valid JSON ({e})", path.display())),
+        // As Claude Code reads its JSON files (`settings::parse`): a lone
+        // surrogate escape is read, a BOM is not.
+        Ok(text) => match crate::commands::settings::parse(
+            &crate::commands::settings::Format::CLAUDE,
+            &text,
+        ) {
+            Ok(v) => Ok(Some(v.unwrap_or_else(|| Value::Object(Default::default())))),
+            Err(p) => Err(format!("`{}` {}", path.display(), p.problem)),
+        },
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(format!("`{}` cannot be read ({e})", path.display())),
     }

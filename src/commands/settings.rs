@@ -161,34 +161,108 @@ pub(crate) fn files(user_dir: Option<&Path>, project: Option<&Path>) -> Vec<(Sco
     out
 }
 
-/// The hook events pace-hook answers, in the order `install` adds them.
+/// The hook events pace-hook answers in Claude Code's settings, in the
+/// order `install` adds them.
 pub(crate) const EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PostToolUseFailure"];
 
-/// The matcher group `install` writes into each event.
+/// How one client's hook file is laid out and read: the same edits (splices
+/// that keep every other byte) serve each, told apart by these facts, each
+/// read from the client's own parser (see `commands::clients`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Format {
+    /// The client, for messages: "Claude Code".
+    pub(crate) name: &'static str,
+    /// The events pace-hook's entries go in, in the order they are added.
+    pub(crate) events: &'static [&'static str],
+    /// Each event holds matcher groups (`{matcher, hooks: [handler]}`), or
+    /// handlers straight (Copilot CLI's files, which have no matchers).
+    pub(crate) grouped: bool,
+    /// The handler's command key: `command`, or Copilot CLI's `bash`.
+    pub(crate) command_key: &'static str,
+    /// The handler's timeout key: `timeout`, or Copilot CLI's `timeoutSec`.
+    pub(crate) timeout_key: &'static str,
+    /// A `version` the top level must hold (Copilot CLI's `1`).
+    pub(crate) version: Option<u64>,
+    /// Comments allowed (Gemini CLI strips them before `JSON.parse`).
+    pub(crate) comments: bool,
+    /// A lone UTF-16 surrogate escape (`"\ud800"`) is read, as JavaScript's
+    /// `JSON.parse` reads it; serde_json (Codex) refuses the file.
+    pub(crate) surrogates: bool,
+    /// A leading byte-order mark is stripped by the client (Claude Code),
+    /// not rejected with the whole file.
+    pub(crate) bom: bool,
+    /// Nothing but `hooks` (and `version`) may stand at the top level:
+    /// Codex's `HooksFile` is `deny_unknown_fields`, and a file with more
+    /// is not read at all.
+    pub(crate) only_hooks: bool,
+    /// The client `--client` names in the command (`None`: Claude Code's
+    /// bare `pace-hook`).
+    pub(crate) flag: Option<&'static str>,
+    /// The typed reading the client applies after parsing, if any: a file
+    /// that fails it is not read at all.
+    pub(crate) schema: Schema,
+}
+
+/// A client's typed reading of its hook file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Schema {
+    /// The parsed JSON is read leniently (Claude Code, Gemini CLI, Copilot
+    /// CLI, as far as their sources or docs show).
+    Lenient,
+    /// Codex's serde types (`crate::commands::clients::codex_reads`).
+    Codex,
+}
+
+impl Format {
+    /// Claude Code's settings files.
+    pub(crate) const CLAUDE: Format = Format {
+        name: "Claude Code",
+        events: &EVENTS,
+        grouped: true,
+        command_key: "command",
+        timeout_key: "timeout",
+        version: None,
+        comments: false,
+        surrogates: true,
+        bom: true,
+        only_hooks: false,
+        flag: None,
+        schema: Schema::Lenient,
+    };
+}
+
+/// The entry `install` writes into each event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Hook {
-    /// Which tools: see [`crate::read::matcher::MATCHER`].
+    /// Which tools: see [`crate::read::matcher::MATCHER`] (unused where the
+    /// format has no matchers).
     pub(crate) matcher: String,
-    /// The command, as the shell reads it: pace-hook's absolute path.
+    /// The command, as the shell reads it: pace-hook's absolute path, and
+    /// `--client NAME --timeout N` for a client other than Claude Code.
     pub(crate) command: String,
-    /// Seconds before Claude Code gives up on the hook.
-    pub(crate) timeout_s: u64,
+    /// The timeout, in the unit the file counts it in (seconds; Gemini CLI's
+    /// milliseconds).
+    pub(crate) timeout: u64,
 }
 
 impl Hook {
-    /// The group to write, keys in the order Claude Code's docs write them.
-    fn group(&self) -> Out {
+    /// The entry to write, keys in the order the client's docs write them:
+    /// a matcher group, or the handler itself.
+    fn group(&self, f: &Format) -> Out {
+        if !f.grouped {
+            return self.handler(f);
+        }
         Out::Obj(vec![
             ("matcher", Out::Str(self.matcher.clone())),
-            ("hooks", Out::List(vec![self.handler()])),
+            ("hooks", Out::List(vec![self.handler(f)])),
         ])
     }
 
-    fn handler(&self) -> Out {
+    fn handler(&self, f: &Format) -> Out {
         Out::Obj(vec![
             ("type", Out::Str("command".into())),
-            ("command", Out::Str(self.command.clone())),
-            ("timeout", Out::Num(self.timeout_s)),
+            (f.command_key, Out::Str(self.command.clone())),
+            (f.timeout_key, Out::Num(self.timeout)),
         ])
     }
 }
@@ -250,14 +324,21 @@ pub(crate) enum Change {
 pub(crate) struct Edit {
     /// The new text (the old one when nothing changed).
     pub(crate) text: String,
-    /// What happened in each of [`EVENTS`].
-    pub(crate) changes: [Change; 3],
+    /// What happened in each of the format's events.
+    pub(crate) changes: Vec<Change>,
     /// Hooks that run pace-hook but that `uninstall` left, described, for
     /// the user to look at.
     pub(crate) left: Vec<String>,
 }
 
 impl Edit {
+    /// The edit with `bom` (a byte-order mark kept, or nothing) before its
+    /// text.
+    fn after(mut self, bom: &str) -> Self {
+        self.text.insert_str(0, bom);
+        self
+    }
+
     /// Whether the text changed.
     pub(crate) fn changed(&self) -> bool {
         self.changes
@@ -266,16 +347,26 @@ impl Edit {
     }
 }
 
-/// Merge `hook` into the settings text `text` (empty for a file that does
-/// not exist yet).
+/// Merge `hook` into the Claude Code settings text `text` (empty for a file
+/// that does not exist yet).
 pub(crate) fn install(text: &str, hook: &Hook) -> Result<Edit, Problem> {
-    let (bom, body) = split_bom(text);
-    let before = parse(body)?;
-    let mut changes = [Change::Unchanged; 3];
+    install_in(&Format::CLAUDE, text, hook)
+}
+
+/// Remove pace-hook's groups from the Claude Code settings text `text`.
+pub(crate) fn uninstall(text: &str) -> Result<Edit, Problem> {
+    uninstall_in(&Format::CLAUDE, text)
+}
+
+/// Merge `hook` into the hook file text `text` of format `f`.
+pub(crate) fn install_in(f: &Format, text: &str, hook: &Hook) -> Result<Edit, Problem> {
+    let (bom, body) = split_bom(f, text)?;
+    let before = parse(f, body)?;
+    let n = f.events.len();
+    let mut changes = vec![Change::Unchanged; n];
     let mut edited = if body.trim().is_empty() {
-        changes = [Change::Added; 3];
-        let root = Out::Obj(vec![("hooks", all_events(hook))]);
-        let mut fresh = render(&root, &Style::fresh(), "");
+        changes = vec![Change::Added; n];
+        let mut fresh = render(&fresh(f, hook), &Style::fresh(), "");
         fresh.push('\n');
         fresh
     } else {
@@ -284,9 +375,11 @@ pub(crate) fn install(text: &str, hook: &Hook) -> Result<Edit, Problem> {
     // One edit at a time, each on a fresh parse: edits never overlap, and
     // each is found on the text as it now is.
     for _ in 0..MAX_STEPS {
-        let doc = doc(&edited)?;
-        let Some(step) = install_step(&edited, &doc, hook)? else {
-            return finish(bom, body, &before, edited, changes, Vec::new(), Some(hook));
+        let readable = readable(f, &edited);
+        let doc = doc(f, &readable)?;
+        let Some(step) = install_step(f, &readable, &doc, hook)? else {
+            return finish(f, body, &before, edited, changes, Vec::new(), Some(hook))
+                .map(|e| e.after(bom));
         };
         for (i, change) in step.changes.into_iter().enumerate() {
             if let Some(change) = change {
@@ -298,11 +391,11 @@ pub(crate) fn install(text: &str, hook: &Hook) -> Result<Edit, Problem> {
     Err(unsure())
 }
 
-/// Remove pace-hook's groups from the settings text `text`.
-pub(crate) fn uninstall(text: &str) -> Result<Edit, Problem> {
-    let (bom, body) = split_bom(text);
-    let before = parse(body)?;
-    let mut changes = [Change::Absent; 3];
+/// Remove pace-hook's entries from the hook file text `text` of format `f`.
+pub(crate) fn uninstall_in(f: &Format, text: &str) -> Result<Edit, Problem> {
+    let (bom, body) = split_bom(f, text)?;
+    let before = parse(f, body)?;
+    let mut changes = vec![Change::Absent; f.events.len()];
     let mut edited = body.to_owned();
     if before.is_none() {
         return Ok(Edit {
@@ -312,10 +405,11 @@ pub(crate) fn uninstall(text: &str) -> Result<Edit, Problem> {
         });
     }
     for _ in 0..MAX_STEPS {
-        let doc = doc(&edited)?;
-        let (step, left) = uninstall_step(&edited, &doc)?;
+        let readable = readable(f, &edited);
+        let doc = doc(f, &readable)?;
+        let (step, left) = uninstall_step(f, &readable, &doc)?;
         let Some(step) = step else {
-            return finish(bom, body, &before, edited, changes, left, None);
+            return finish(f, body, &before, edited, changes, left, None).map(|e| e.after(bom));
         };
         for (i, change) in step.changes.into_iter().enumerate() {
             if let Some(change) = change {
@@ -325,6 +419,19 @@ pub(crate) fn uninstall(text: &str) -> Result<Edit, Problem> {
         edited = step.splice.apply(&edited);
     }
     Err(unsure())
+}
+
+/// Whether `text` is what `install_in` writes into an empty file of format
+/// `f` with pace-hook's entries taken out again (Copilot CLI's `{"version":
+/// 1}`): a file pace-hook made, that `uninstall` may delete.
+pub(crate) fn is_bare_skeleton(f: &Format, text: &str) -> bool {
+    let Some(v) = f.version else {
+        return false;
+    };
+    let skeleton = Out::Obj(vec![("version", Out::Num(v))]);
+    let mut fresh = render(&skeleton, &Style::fresh(), "");
+    fresh.push('\n');
+    text == fresh
 }
 
 /// More edits than any settings file needs: a loop that does not converge
@@ -339,20 +446,28 @@ fn unsure() -> Problem {
     }
 }
 
-/// Check the edit and wrap it up: the result must be JSON, and equal to the
-/// original once pace-hook's groups are taken out of both.
+/// Check the edit and wrap it up: the result must parse as its client
+/// parses it, and equal the original once pace-hook's entries are taken out
+/// of both.
 fn finish(
-    bom: &str,
+    f: &Format,
     body: &str,
     before: &Option<Value>,
     edited: String,
-    changes: [Change; 3],
+    changes: Vec<Change>,
     left: Vec<String>,
     hook: Option<&Hook>,
 ) -> Result<Edit, Problem> {
-    let after: Value = serde_json::from_str(&edited).map_err(|_| unsure())?;
+    let after = parse(f, &edited).ok().flatten().ok_or_else(unsure)?;
     let before = before.clone().unwrap_or_else(|| json!({}));
-    if without_ours(&before) != without_ours(&after) {
+    let mut fresh_skeleton = json!({});
+    if let Some(v) = f.version {
+        fresh_skeleton["version"] = json!(v);
+    }
+    let before_bare = without_ours(f, &before);
+    let after_bare = without_ours(f, &after);
+    // A file install created holds the skeleton (`version`) besides ours.
+    if before_bare != after_bare && !(before == json!({}) && after_bare == fresh_skeleton) {
         return Err(unsure());
     }
     let ours_in = |event: &str| -> Vec<Value> {
@@ -360,19 +475,19 @@ fn finish(
             .as_array()
             .into_iter()
             .flatten()
-            .filter(|g| owned(g) == Owned::Ours)
+            .filter(|g| owned(f, g) == Owned::Ours)
             .cloned()
             .collect()
     };
-    if hook.is_none() && EVENTS.iter().any(|e| !ours_in(e).is_empty()) {
+    if hook.is_none() && f.events.iter().any(|e| !ours_in(e).is_empty()) {
         return Err(unsure());
     }
     if let Some(hook) = hook {
-        // Each event now holds exactly the one group install means.
-        let wanted = hook.group().value();
-        for event in EVENTS {
+        // Each event now holds exactly the one entry install means.
+        let wanted = hook.group(f).value();
+        for event in f.events {
             let ours = ours_in(event);
-            if ours.len() != 1 || !same_group(&ours[0], &wanted) {
+            if ours.len() != 1 || !same_group(f, &ours[0], &wanted) {
                 return Err(unsure());
             }
         }
@@ -384,7 +499,7 @@ fn finish(
         return Err(unsure());
     }
     Ok(Edit {
-        text: format!("{bom}{edited}"),
+        text: edited,
         changes,
         left,
     })
@@ -401,58 +516,169 @@ fn stronger(a: Change, b: Change) -> Change {
     }
 }
 
-/// A leading UTF-8 byte-order mark, kept as it was, and the rest.
-fn split_bom(text: &str) -> (&str, &str) {
-    match text.strip_prefix('\u{feff}') {
-        Some(rest) => (&text[..3], rest),
-        None => ("", text),
+/// A leading UTF-8 byte-order mark and the rest, for a client that strips
+/// one before parsing (Claude Code: its settings reader drops a leading
+/// U+FEFF, and a real 2.1.332 reads such a user settings file); the text
+/// refused for a client whose parser rejects one (`JSON.parse`, which
+/// Gemini CLI's `strip-json-comments` 3.1.1 leaves it to, and Codex's
+/// serde_json: a real 0.171.0 ignores the file), since an edit there would
+/// say "installed" over a hook that never runs (issue 16).
+fn split_bom<'t>(f: &Format, text: &'t str) -> Result<(&'t str, &'t str), Problem> {
+    let Some(rest) = text.strip_prefix('\u{feff}') else {
+        return Ok(("", text));
+    };
+    if f.bom {
+        return Ok((&text[..3], rest));
     }
+    Err(Problem::new(
+        format!(
+            "starts with a byte-order mark (U+FEFF), which {}'s JSON parser rejects: it reads none of the file",
+            f.name
+        ),
+        "save it as UTF-8 without a BOM",
+    ))
 }
 
-/// Parse `body` as strict JSON: `None` for an empty (or all-blank) file.
-/// The value is only for checking; edits work on [`Doc`].
-fn parse(body: &str) -> Result<Option<Value>, Problem> {
+/// Parse `body` as the client does: `None` for an empty (or all-blank)
+/// file. The value is only for checking; edits work on [`Doc`].
+pub(crate) fn parse(f: &Format, body: &str) -> Result<Option<Value>, Problem> {
+    let (_, body) = split_bom(f, body)?;
     if body.trim().is_empty() {
         return Ok(None);
     }
-    match serde_json::from_str::<Value>(body) {
-        Ok(v) => {
-            if !v.is_object() {
+    let v = if f.comments {
+        let readable = readable(f, body);
+        let parsed = parse_to_ast(
+            &readable,
+            &CollectOptions {
+                comments: CommentCollectionStrategy::Off,
+                tokens: false,
+            },
+            &options(f),
+        );
+        match parsed {
+            Ok(p) => p.value.as_ref().map(ast_value).unwrap_or(Value::Null),
+            Err(e) => {
                 return Err(Problem::new(
-                    format!("holds {} where Claude Code expects an object", kind(&v)),
-                    "make the file's top level an object (`{}`), keeping what should stay",
+                    format!("is not valid JSON ({e})"),
+                    format!("fix it ({} ignores a settings file it cannot read)", f.name),
                 ));
             }
-            Ok(Some(v))
         }
-        Err(e) => {
-            // Say "comment" when that is what it is: the usual way a
-            // hand-edited settings file stops being JSON.
-            let lenient = parse_to_ast(
-                body,
-                &CollectOptions {
-                    comments: CommentCollectionStrategy::Separate,
-                    tokens: false,
-                },
-                &ParseOptions::default(),
-            );
-            if let Some(comment) = lenient
-                .as_ref()
-                .ok()
-                .and_then(|r| r.comments.as_ref())
-                .and_then(|c| c.values().flat_map(|v| v.iter()).map(Ranged::start).min())
-            {
-                let (line, column) = line_column(body, comment);
-                return Err(Problem::new(
-                    format!("has a comment at line {line}, column {column}"),
-                    "remove the comments: Claude Code reads settings as plain JSON and ignores a file that has any",
-                ));
-            }
-            Err(Problem::new(
-                format!("is not valid JSON ({e})"),
-                "fix it (Claude Code ignores a settings file it cannot read)",
-            ))
+    } else {
+        match serde_json::from_str::<Value>(&readable(f, body)) {
+            Ok(v) => v,
+            Err(e) => return Err(not_json(f, body, &e)),
         }
+    };
+    if !v.is_object() {
+        return Err(Problem::new(
+            format!("holds {} where {} expects an object", kind(&v), f.name),
+            "make the file's top level an object (`{}`), keeping what should stay",
+        ));
+    }
+    if f.only_hooks
+        && let Some(key) = v
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.keys())
+            .find(|k| *k != "hooks" && (f.version.is_none() || *k != "version"))
+    {
+        return Err(Problem::new(
+            format!(
+                "has `{key}` beside `hooks`, and {} reads no hook file that has anything else at its top level",
+                f.name
+            ),
+            format!("move `{key}` out of the file"),
+        ));
+    }
+    if f.schema == Schema::Codex
+        && let Err(e) = crate::commands::clients::codex_reads(&readable(f, body))
+    {
+        return Err(Problem::new(
+            format!("is not a hooks file Codex CLI can read ({e})"),
+            "correct it: Codex ignores the whole file, with a warning",
+        ));
+    }
+    if let Some(want) = f.version {
+        let has = &v["version"];
+        if !has.is_null() && has.as_f64() != Some(want as f64) {
+            return Err(Problem::new(
+                format!("has `version` {has}, where {} reads version {want}", f.name),
+                format!("set `\"version\": {want}`"),
+            ));
+        }
+        if has.is_null() && v.get("hooks").is_some() {
+            return Err(Problem::new(
+                format!("has no `version`, and {} reads only version {want}", f.name),
+                format!("add `\"version\": {want}`"),
+            ));
+        }
+    }
+    Ok(Some(v))
+}
+
+/// `body` as the parsers here can read it: a lone UTF-16 surrogate escape
+/// (which JavaScript's `JSON.parse` reads as that code unit, and Rust's
+/// parsers refuse) becomes `\ufffd`, of the same length, so byte offsets
+/// stay those of the file. Left as it is for a client that refuses it.
+fn readable<'t>(f: &Format, body: &'t str) -> std::borrow::Cow<'t, str> {
+    if !f.surrogates || !body.contains("\\u") {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let fixed = crate::hook::event::replace_lone_surrogates(body.as_bytes());
+    match String::from_utf8(fixed) {
+        Ok(s) => std::borrow::Cow::Owned(s),
+        Err(_) => std::borrow::Cow::Borrowed(body),
+    }
+}
+
+/// A strict file that does not parse: say "comment" when that is what it is,
+/// the usual way a hand-edited settings file stops being JSON.
+fn not_json(f: &Format, body: &str, e: &serde_json::Error) -> Problem {
+    let lenient = parse_to_ast(
+        body,
+        &CollectOptions {
+            comments: CommentCollectionStrategy::Separate,
+            tokens: false,
+        },
+        &ParseOptions::default(),
+    );
+    if let Some(comment) = lenient
+        .as_ref()
+        .ok()
+        .and_then(|r| r.comments.as_ref())
+        .and_then(|c| c.values().flat_map(|v| v.iter()).map(Ranged::start).min())
+    {
+        let (line, column) = line_column(body, comment);
+        return Problem::new(
+            format!("has a comment at line {line}, column {column}"),
+            format!(
+                "remove the comments: {} reads settings as plain JSON and ignores a file that has any",
+                f.name
+            ),
+        );
+    }
+    Problem::new(
+        format!("is not valid JSON ({e})"),
+        format!("fix it ({} ignores a settings file it cannot read)", f.name),
+    )
+}
+
+/// The JSON value of a syntax-tree node.
+fn ast_value(v: &ast::Value<'_>) -> Value {
+    match v {
+        ast::Value::StringLit(s) => Value::String(s.value.to_string()),
+        ast::Value::NumberLit(n) => serde_json::from_str(n.value).unwrap_or(Value::Null),
+        ast::Value::BooleanLit(b) => Value::Bool(b.value),
+        ast::Value::NullKeyword(_) => Value::Null,
+        ast::Value::Array(a) => Value::Array(a.elements.iter().map(ast_value).collect()),
+        ast::Value::Object(o) => Value::Object(
+            o.properties
+                .iter()
+                .map(|p| (p.name.as_str().to_owned(), ast_value(&p.value)))
+                .collect(),
+        ),
     }
 }
 
@@ -480,9 +706,9 @@ struct Doc<'t> {
     root: ast::Object<'t>,
 }
 
-fn doc(body: &str) -> Result<Doc<'_>, Problem> {
-    let strict = ParseOptions {
-        allow_comments: false,
+fn options(f: &Format) -> ParseOptions {
+    ParseOptions {
+        allow_comments: f.comments,
         allow_loose_object_property_names: false,
         allow_trailing_commas: false,
         allow_missing_commas: false,
@@ -492,8 +718,13 @@ fn doc(body: &str) -> Result<Doc<'_>, Problem> {
         allow_bare_decimal_point_numbers: false,
         allow_non_finite_numbers: false,
         allow_extended_string_escapes: false,
-    };
-    let parsed = parse_to_ast(body, &CollectOptions::default(), &strict)
+    }
+}
+
+/// The syntax tree of `body`, which [`readable`] has made parseable (its
+/// offsets are the file's).
+fn doc<'t>(f: &Format, body: &'t str) -> Result<Doc<'t>, Problem> {
+    let parsed = parse_to_ast(body, &CollectOptions::default(), &options(f))
         .map_err(|e| Problem::new(format!("is not valid JSON ({e})"), "fix it"))?;
     match parsed.value {
         Some(ast::Value::Object(root)) => Ok(Doc { root }),
@@ -505,25 +736,35 @@ fn doc(body: &str) -> Result<Doc<'_>, Problem> {
 struct Step {
     splice: Splice,
     /// What it does to each event; `None` for one it leaves alone.
-    changes: [Option<Change>; 3],
+    changes: Vec<Option<Change>>,
 }
 
 impl Step {
-    fn one(event: usize, change: Change, splice: Splice) -> Self {
-        let mut changes = [None; 3];
+    fn one(f: &Format, event: usize, change: Change, splice: Splice) -> Self {
+        let mut changes = vec![None; f.events.len()];
         changes[event] = Some(change);
         Self { splice, changes }
     }
 }
 
-/// `{ "PreToolUse": [group], … }` for every event.
-fn all_events(hook: &Hook) -> Out {
+/// `{ "PreToolUse": [entry], … }` for every event.
+fn all_events(f: &Format, hook: &Hook) -> Out {
     Out::Obj(
-        EVENTS
+        f.events
             .iter()
-            .map(|e| (*e, Out::List(vec![hook.group()])))
+            .map(|e| (*e, Out::List(vec![hook.group(f)])))
             .collect(),
     )
+}
+
+/// What `install` writes into an empty file.
+fn fresh(f: &Format, hook: &Hook) -> Out {
+    let mut members = Vec::new();
+    if let Some(v) = f.version {
+        members.push(("version", Out::Num(v)));
+    }
+    members.push(("hooks", all_events(f, hook)));
+    Out::Obj(members)
 }
 
 /// The only property of `object` named `name`. Two of them are refused:
@@ -538,20 +779,24 @@ fn prop<'a, 't>(
     if found.next().is_some() {
         return Err(Problem::new(
             format!("sets `{at}` twice"),
-            "merge the two into one (Claude Code reads only the last)",
+            "merge the two into one (a JSON parser reads only the last)",
         ));
     }
     Ok(first)
 }
 
 /// The `hooks` object, if the file has one.
-fn hooks_object<'a, 't>(doc: &'a Doc<'t>) -> Result<Option<&'a ast::Object<'t>>, Problem> {
+fn hooks_object<'a, 't>(
+    f: &Format,
+    doc: &'a Doc<'t>,
+) -> Result<Option<&'a ast::Object<'t>>, Problem> {
     let Some(hooks) = prop(&doc.root, "hooks", "hooks")? else {
         return Ok(None);
     };
     match &hooks.value {
         ast::Value::Object(o) => Ok(Some(o)),
         other => Err(wrong_shape(
+            f,
             "hooks",
             other,
             "an object of hook events (`{\"PreToolUse\": [...]}`)",
@@ -562,6 +807,7 @@ fn hooks_object<'a, 't>(doc: &'a Doc<'t>) -> Result<Option<&'a ast::Object<'t>>,
 /// An event's list of matcher groups, if the file has one; every group
 /// must be an object with, if any, a list of hooks.
 fn event_groups<'a, 't>(
+    f: &Format,
     hooks: &'a ast::Object<'t>,
     event: &str,
 ) -> Result<Option<(&'a ast::ObjectProp<'t>, &'a ast::Array<'t>)>, Problem> {
@@ -571,6 +817,7 @@ fn event_groups<'a, 't>(
     };
     let ast::Value::Array(groups) = &p.value else {
         return Err(wrong_shape(
+            f,
             &at,
             &p.value,
             "an array of matcher groups (`[{\"matcher\": …, \"hooks\": [...]}]`)",
@@ -579,15 +826,20 @@ fn event_groups<'a, 't>(
     for (i, g) in groups.elements.iter().enumerate() {
         let ast::Value::Object(group) = g else {
             return Err(wrong_shape(
+                f,
                 &format!("{at}[{i}]"),
                 g,
                 "a matcher group object (`{\"matcher\": …, \"hooks\": [...]}`)",
             ));
         };
+        if !f.grouped {
+            continue;
+        }
         if let Some(h) = prop(group, "hooks", &format!("{at}[{i}].hooks"))?
             && !matches!(h.value, ast::Value::Array(_))
         {
             return Err(wrong_shape(
+                f,
                 &format!("{at}[{i}].hooks"),
                 &h.value,
                 "an array of hooks (`[{\"type\": \"command\", …}]`)",
@@ -597,7 +849,7 @@ fn event_groups<'a, 't>(
     Ok(Some((p, groups)))
 }
 
-fn wrong_shape(at: &str, found: &ast::Value<'_>, expected: &str) -> Problem {
+fn wrong_shape(f: &Format, at: &str, found: &ast::Value<'_>, expected: &str) -> Problem {
     let found = match found {
         ast::Value::StringLit(_) => "a string",
         ast::Value::NumberLit(_) => "a number",
@@ -607,20 +859,25 @@ fn wrong_shape(at: &str, found: &ast::Value<'_>, expected: &str) -> Problem {
         ast::Value::NullKeyword(_) => "null",
     };
     Problem::new(
-        format!("has {found} at `{at}` where Claude Code expects {expected}"),
+        format!("has {found} at `{at}` where {} expects {expected}", f.name),
         format!("correct `{at}`"),
     )
 }
 
-/// The JSON value of an AST node, read from its own text.
-fn value_of(body: &str, node: &impl Ranged) -> Value {
-    serde_json::from_str(node.text(body)).unwrap_or(Value::Null)
+/// The JSON value of an AST node.
+fn value_of(node: &ast::Value<'_>) -> Value {
+    ast_value(node)
 }
 
-fn install_step(body: &str, doc: &Doc<'_>, hook: &Hook) -> Result<Option<Step>, Problem> {
+fn install_step(
+    f: &Format,
+    body: &str,
+    doc: &Doc<'_>,
+    hook: &Hook,
+) -> Result<Option<Step>, Problem> {
     let style = Style::of(body, &doc.root);
-    let Some(hooks) = hooks_object(doc)? else {
-        let events = all_events(hook);
+    let Some(hooks) = hooks_object(f, doc)? else {
+        let events = all_events(f, hook);
         let splice = append(
             body,
             &doc.root.members(),
@@ -629,43 +886,44 @@ fn install_step(body: &str, doc: &Doc<'_>, hook: &Hook) -> Result<Option<Step>, 
         );
         return Ok(Some(Step {
             splice,
-            changes: [Some(Change::Added); 3],
+            changes: vec![Some(Change::Added); f.events.len()],
         }));
     };
-    for (i, event) in EVENTS.iter().enumerate() {
-        let Some((_, groups)) = event_groups(hooks, event)? else {
-            let groups = Out::List(vec![hook.group()]);
+    for (i, event) in f.events.iter().enumerate() {
+        let Some((_, groups)) = event_groups(f, hooks, event)? else {
+            let groups = Out::List(vec![hook.group(f)]);
             let splice = append(body, &hooks.members(), &style, New::Prop(event, &groups));
-            return Ok(Some(Step::one(i, Change::Added, splice)));
+            return Ok(Some(Step::one(f, i, Change::Added, splice)));
         };
         let mut ours = Vec::new();
         for (j, g) in groups.elements.iter().enumerate() {
-            match owned(&value_of(body, g)) {
+            match owned(f, &value_of(g)) {
                 Owned::Ours => ours.push(j),
                 Owned::Beside => {
                     return Err(Problem::new(
                         format!(
                             "already runs pace-hook at `hooks.{event}[{j}]`, in a form install does not write (beside other hooks, with arguments or with settings of its own), and a second pace-hook would pace every call twice"
                         ),
-                        "delete that hook, or make it the only hook of its group, running just the pace-hook program",
+                        "delete that hook, or make it run just the pace-hook program as install writes it",
                     ));
                 }
                 Owned::Not => {}
             }
         }
         let Some((&first, extra)) = ours.split_first() else {
-            let splice = append(body, &groups.members(), &style, New::Element(&hook.group()));
-            return Ok(Some(Step::one(i, Change::Added, splice)));
+            let group = hook.group(f);
+            let splice = append(body, &groups.members(), &style, New::Element(&group));
+            return Ok(Some(Step::one(f, i, Change::Added, splice)));
         };
         if let Some(&dup) = extra.first() {
             let splice = remove(&groups.members(), dup);
-            return Ok(Some(Step::one(i, Change::Updated, splice)));
+            return Ok(Some(Step::one(f, i, Change::Updated, splice)));
         }
         let ast::Value::Object(group) = &groups.elements[first] else {
             unreachable!("checked by event_groups")
         };
-        if let Some(splice) = update(body, group, hook, &style)? {
-            return Ok(Some(Step::one(i, Change::Updated, splice)));
+        if let Some(splice) = update(f, body, group, hook, &style)? {
+            return Ok(Some(Step::one(f, i, Change::Updated, splice)));
         }
     }
     Ok(None)
@@ -673,6 +931,7 @@ fn install_step(body: &str, doc: &Doc<'_>, hook: &Hook) -> Result<Option<Step>, 
 
 /// The first field of pace-hook's `group` that differs from `hook`, set.
 fn update(
+    f: &Format,
     body: &str,
     group: &ast::Object<'_>,
     hook: &Hook,
@@ -683,26 +942,32 @@ fn update(
         end: node.end(),
         with: render(&value, style, ""),
     };
-    match prop(group, "matcher", "matcher")? {
-        None => {
-            let matcher = Out::Str(hook.matcher.clone());
-            let new = New::Prop("matcher", &matcher);
-            return Ok(Some(append(body, &group.members(), style, new)));
+    let handler = if f.grouped {
+        match prop(group, "matcher", "matcher")? {
+            None => {
+                let matcher = Out::Str(hook.matcher.clone());
+                let new = New::Prop("matcher", &matcher);
+                return Ok(Some(append(body, &group.members(), style, new)));
+            }
+            Some(m) if value_of(&m.value) != json!(hook.matcher) => {
+                return Ok(Some(set(&m.value, Out::Str(hook.matcher.clone()))));
+            }
+            Some(_) => {}
         }
-        Some(m) if value_of(body, &m.value) != json!(hook.matcher) => {
-            return Ok(Some(set(&m.value, Out::Str(hook.matcher.clone()))));
-        }
-        Some(_) => {}
-    }
-    let Some(ast::Value::Array(handlers)) = prop(group, "hooks", "hooks")?.map(|p| &p.value) else {
-        return Err(unsure());
-    };
-    let Some(ast::Value::Object(handler)) = handlers.elements.first() else {
-        return Err(unsure());
+        let Some(ast::Value::Array(handlers)) = prop(group, "hooks", "hooks")?.map(|p| &p.value)
+        else {
+            return Err(unsure());
+        };
+        let Some(ast::Value::Object(handler)) = handlers.elements.first() else {
+            return Err(unsure());
+        };
+        handler
+    } else {
+        group
     };
     let fields = [
-        ("command", Out::Str(hook.command.clone())),
-        ("timeout", Out::Num(hook.timeout_s)),
+        (f.command_key, Out::Str(hook.command.clone())),
+        (f.timeout_key, Out::Num(hook.timeout)),
     ];
     for (key, wanted) in fields {
         match prop(handler, key, key)? {
@@ -710,7 +975,7 @@ fn update(
                 let new = New::Prop(key, &wanted);
                 return Ok(Some(append(body, &handler.members(), style, new)));
             }
-            Some(p) if !same_value(&value_of(body, &p.value), &wanted.value()) => {
+            Some(p) if !same_value(&value_of(&p.value), &wanted.value()) => {
                 return Ok(Some(set(&p.value, wanted)));
             }
             Some(_) => {}
@@ -720,17 +985,22 @@ fn update(
 }
 
 /// What `uninstall` removes next, and what it leaves and why.
-fn uninstall_step(body: &str, doc: &Doc<'_>) -> Result<(Option<Step>, Vec<String>), Problem> {
+fn uninstall_step(
+    f: &Format,
+    body: &str,
+    doc: &Doc<'_>,
+) -> Result<(Option<Step>, Vec<String>), Problem> {
+    let _ = body;
     let mut left = Vec::new();
-    let Some(hooks) = hooks_object(doc)? else {
+    let Some(hooks) = hooks_object(f, doc)? else {
         return Ok((None, left));
     };
-    for (i, event) in EVENTS.iter().enumerate() {
-        let Some((event_prop, groups)) = event_groups(hooks, event)? else {
+    for (i, event) in f.events.iter().enumerate() {
+        let Some((event_prop, groups)) = event_groups(f, hooks, event)? else {
             continue;
         };
         for (j, g) in groups.elements.iter().enumerate() {
-            match owned(&value_of(body, g)) {
+            match owned(f, &value_of(g)) {
                 Owned::Ours => {
                     // Remove the highest container this empties, as install
                     // added it: the group, else the event's key, else `hooks`.
@@ -748,7 +1018,7 @@ fn uninstall_step(body: &str, doc: &Doc<'_>) -> Result<(Option<Step>, Vec<String
                             .expect("found above");
                         remove(&root.members(), k)
                     };
-                    return Ok((Some(Step::one(i, Change::Removed, splice)), left));
+                    return Ok((Some(Step::one(f, i, Change::Removed, splice)), left));
                 }
                 Owned::Beside => left.push(format!(
                     "`hooks.{event}[{j}]` runs pace-hook in a form install does not write (beside other hooks, with arguments or with settings of its own), so it was left as it is; remove it by hand if it should go"
@@ -767,36 +1037,80 @@ fn index_of(props: &[ast::ObjectProp<'_>], p: &ast::ObjectProp<'_>) -> usize {
         .expect("a member of its object")
 }
 
-/// Whether the settings `v` run pace-hook on any of [`EVENTS`], in any form.
+/// Whether the Claude Code settings `v` run pace-hook on any of
+/// [`EVENTS`], in any form.
 pub(crate) fn runs_pace_hook(v: &Value) -> bool {
-    EVENTS.iter().any(|event| {
+    runs_pace_hook_in(&Format::CLAUDE, v)
+}
+
+/// Whether the hook file `v` of format `f` runs pace-hook on any of its
+/// events, in any form.
+pub(crate) fn runs_pace_hook_in(f: &Format, v: &Value) -> bool {
+    f.events.iter().any(|event| {
         v["hooks"][event]
             .as_array()
             .into_iter()
             .flatten()
-            .any(|g| owned(g) != Owned::Not)
+            .any(|g| owned(f, g) != Owned::Not)
     })
 }
 
-/// Whose a matcher group is.
+/// Whose an entry (a matcher group, or a handler where the format has no
+/// groups) is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Owned {
-    /// pace-hook's own: its only hook runs pace-hook, with no arguments.
+    /// pace-hook's own: its only hook runs pace-hook as install writes it
+    /// (no arguments; `--client NAME [--timeout N]` for another client).
     Ours,
-    /// It runs pace-hook among other hooks, or with arguments: not a shape
-    /// `install` writes.
+    /// It runs pace-hook among other hooks, or with other arguments: not a
+    /// shape `install` writes.
     Beside,
     /// It does not run pace-hook.
     Not,
 }
 
-fn owned(group: &Value) -> Owned {
-    let handlers = group["hooks"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let runs: Vec<Option<Invocation>> = handlers.iter().map(invocation).collect();
+/// The handlers of an entry.
+pub(crate) fn handlers_of<'v>(f: &Format, entry: &'v Value) -> &'v [Value] {
+    if f.grouped {
+        entry["hooks"].as_array().map(Vec::as_slice).unwrap_or(&[])
+    } else {
+        std::slice::from_ref(entry)
+    }
+}
+
+fn owned(f: &Format, group: &Value) -> Owned {
+    let runs: Vec<Option<Invocation>> = handlers_of(f, group)
+        .iter()
+        .map(|h| invocation_in(f, h))
+        .collect();
     match runs.as_slice() {
-        [Some(run)] if run.is_bare() && run.runs == Runs::Program => Owned::Ours,
+        [Some(run)] if run.runs == Runs::Program && is_ours(f, run) => Owned::Ours,
         r if r.iter().any(Option::is_some) => Owned::Beside,
         _ => Owned::Not,
+    }
+}
+
+/// Whether `run` is the form install writes for format `f`: the program
+/// alone for Claude Code; else the program, then `--client NAME` and
+/// optionally `--timeout N`, nothing before it.
+fn is_ours(f: &Format, run: &Invocation) -> bool {
+    if run.prefixed {
+        return false;
+    }
+    let Some(name) = f.flag else {
+        return run.rest.is_empty();
+    };
+    let Some(rest) = run.rest.first() else {
+        return false;
+    };
+    let Some(words) = shell_words(rest) else {
+        return false;
+    };
+    let words: Vec<&str> = words.iter().map(|(w, _)| w.as_str()).collect();
+    match words.as_slice() {
+        ["--client", n] => *n == name,
+        ["--client", n, "--timeout", t] => *n == name && t.parse::<u64>().is_ok_and(|t| t > 0),
+        _ => false,
     }
 }
 
@@ -841,10 +1155,16 @@ impl Invocation {
 /// program are skipped (and make it prefixed); `sh` (or `bash`) before a
 /// path to `pace-hook-launcher` is the plugin's form.
 pub(crate) fn invocation(handler: &Value) -> Option<Invocation> {
+    invocation_in(&Format::CLAUDE, handler)
+}
+
+/// [`invocation`] in a hook file of format `f` (whose command may be under
+/// another key: Copilot CLI's `bash`).
+pub(crate) fn invocation_in(f: &Format, handler: &Value) -> Option<Invocation> {
     if handler["type"] != "command" {
         return None;
     }
-    let command = handler["command"].as_str()?;
+    let command = handler[f.command_key].as_str()?;
     let name_of = |path: &str| path.rsplit('/').next().unwrap_or(path).to_owned();
     if let Some(args) = handler.get("args") {
         let rest: Vec<String> = args
@@ -996,12 +1316,14 @@ pub(crate) fn shell_quote(path: &str) -> String {
 }
 
 /// Two groups alike in what Claude Code acts on.
-fn same_group(a: &Value, b: &Value) -> bool {
-    a["matcher"] == b["matcher"]
-        && a["hooks"].as_array().map(Vec::len) == Some(1)
-        && ["type", "command", "timeout"]
+fn same_group(f: &Format, a: &Value, b: &Value) -> bool {
+    let (ha, hb) = (handlers_of(f, a), handlers_of(f, b));
+    (!f.grouped || a["matcher"] == b["matcher"])
+        && ha.len() == 1
+        && hb.len() == 1
+        && ["type", f.command_key, f.timeout_key]
             .iter()
-            .all(|k| same_value(&a["hooks"][0][k], &b["hooks"][0][k]))
+            .all(|k| same_value(&ha[0][k], &hb[0][k]))
 }
 
 /// Equal as JSON values, with `300` and `300.0` the same number.
@@ -1015,14 +1337,14 @@ fn same_value(a: &Value, b: &Value) -> bool {
 /// `v` without pace-hook's groups, and without the event lists and `hooks`
 /// object that leaves empty: what must not change when pace-hook's entries
 /// are added or removed.
-fn without_ours(v: &Value) -> Value {
+fn without_ours(f: &Format, v: &Value) -> Value {
     let mut v = v.clone();
     if let Some(hooks) = v.get_mut("hooks").and_then(Value::as_object_mut) {
-        for event in EVENTS {
-            if let Some(groups) = hooks.get_mut(event).and_then(Value::as_array_mut) {
-                groups.retain(|g| owned(g) != Owned::Ours);
+        for event in f.events {
+            if let Some(groups) = hooks.get_mut(*event).and_then(Value::as_array_mut) {
+                groups.retain(|g| owned(f, g) != Owned::Ours);
                 if groups.is_empty() {
-                    hooks.remove(event);
+                    hooks.remove(*event);
                 }
             }
         }

@@ -7,7 +7,7 @@ fn hook() -> Hook {
     Hook {
         matcher: crate::read::matcher::MATCHER.to_owned(),
         command: "/home/u/.cargo/bin/pace-hook".to_owned(),
-        timeout_s: 300,
+        timeout: 300,
     }
 }
 
@@ -16,17 +16,18 @@ fn hook() -> Hook {
 fn round_trip(original: &str) -> String {
     let installed = install(original, &hook()).unwrap();
     assert!(installed.changed(), "{original:?}");
-    let value: Value = serde_json::from_str(installed.text.trim_start_matches('\u{feff}'))
-        .unwrap_or_else(|e| panic!("{e}: {}", installed.text));
+    let value: Value = parse(&Format::CLAUDE, &installed.text)
+        .unwrap_or_else(|e| panic!("{e:?}: {}", installed.text))
+        .unwrap();
     for event in EVENTS {
         let ours: Vec<_> = value["hooks"][event]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|g| owned(g) == Owned::Ours)
+            .filter(|g| owned(&Format::CLAUDE, g) == Owned::Ours)
             .collect();
         assert_eq!(ours.len(), 1, "{event} in {}", installed.text);
-        assert_eq!(*ours[0], hook().group().value());
+        assert_eq!(*ours[0], hook().group(&Format::CLAUDE).value());
     }
     let again = install(&installed.text, &hook()).unwrap();
     assert!(!again.changed());
@@ -168,9 +169,41 @@ fn other_hooks_in_the_same_events_stay_where_they_are() {
     );
 }
 
+/// Claude Code strips a leading BOM and reads the file (a real 2.1.332
+/// does): the BOM is kept, byte for byte. Codex's serde_json and Gemini
+/// CLI's `JSON.parse` reject it and read none of the file: an install there
+/// would say "installed" over a hook that never runs (issue 16).
 #[test]
-fn a_byte_order_mark_is_kept() {
-    round_trip("\u{feff}{\n  \"model\": \"opus\"\n}\n");
+fn a_byte_order_mark_is_kept_for_claude_code_and_refused_where_it_is_rejected() {
+    let text = "\u{feff}{\n  \"model\": \"opus\"\n}\n";
+    let installed = round_trip(text);
+    assert!(installed.starts_with('\u{feff}'));
+    for f in [
+        crate::commands::clients::CODEX,
+        crate::commands::clients::GEMINI,
+        crate::commands::clients::COPILOT,
+    ] {
+        let e = install_in(&f, text, &hook()).unwrap_err();
+        assert!(
+            e.problem.starts_with("starts with a byte-order mark"),
+            "{e:?}"
+        );
+        assert!(uninstall_in(&f, text).is_err());
+    }
+}
+
+/// JavaScript's `JSON.parse` reads `"\ud800"` (Claude Code accepts the
+/// file), serde_json refuses it: the file is edited around it, byte for
+/// byte, for the clients that read it, and refused for Codex, which does
+/// not.
+#[test]
+fn a_lone_surrogate_is_read_as_javascript_reads_it() {
+    let text = "{\"model\":\"\\ud800\", \"x\": \"\\udc00a\\ud83d\\ude00\"}\n";
+    assert!(serde_json::from_str::<Value>(text).is_err());
+    let installed = round_trip(text);
+    assert!(installed.contains(r#""model":"\ud800""#), "{installed}");
+    let e = install_in(&crate::commands::clients::CODEX, text, &hook()).unwrap_err();
+    assert!(e.problem.starts_with("is not valid JSON"), "{e:?}");
 }
 
 #[test]
@@ -203,7 +236,7 @@ fn an_entry_pasted_from_the_old_readme_is_updated_in_place() {
 fn another_timeout_or_path_updates_only_that_value() {
     let first = install("{}\n", &hook()).unwrap().text;
     let longer = Hook {
-        timeout_s: 600,
+        timeout: 600,
         command: "/opt/bin/pace-hook".into(),
         ..hook()
     };
@@ -220,7 +253,7 @@ fn another_timeout_or_path_updates_only_that_value() {
 #[test]
 fn a_duplicate_of_pace_hooks_group_is_removed() {
     let once = install("{}\n", &hook()).unwrap().text;
-    let group = serde_json::to_string(&hook().group().value()).unwrap();
+    let group = serde_json::to_string(&hook().group(&Format::CLAUDE).value()).unwrap();
     let twice = once.replacen(
         "\"PreToolUse\": [",
         &format!("\"PreToolUse\": [{group},"),
@@ -320,7 +353,7 @@ fn the_plugins_launcher_is_read_as_pace_hook_but_not_as_installs_entry() {
     assert!(launcher.is_bare());
     let group =
         json!({"hooks": [{"type": "command", "command": "sh /p/hooks/pace-hook-launcher"}]});
-    assert_eq!(owned(&group), Owned::Beside);
+    assert_eq!(owned(&Format::CLAUDE, &group), Owned::Beside);
 }
 
 #[test]
@@ -502,4 +535,139 @@ fn a_quoted_path_with_a_space_is_recognised_as_pace_hook() {
     assert!(text.contains(r#""command": "'/Users/Jo Doe/.cargo/bin/pace-hook'""#));
     assert!(!install(&text, &spaced).unwrap().changed());
     assert_eq!(uninstall(&text).unwrap().text, "{}\n");
+}
+
+mod clients {
+    use super::*;
+    use crate::commands::clients::{CODEX, COPILOT, GEMINI, hook_for};
+    use crate::hook::client::Client;
+
+    /// Install, the file as its client parses it holds pace-hook's one
+    /// entry per event, install again (no change), uninstall (the original,
+    /// exactly).
+    fn round_trip_in(f: &Format, client: Client, original: &str) -> String {
+        let hook = hook_for(client, "/home/u/.cargo/bin/pace-hook", 300);
+        let installed = install_in(f, original, &hook).unwrap();
+        assert!(installed.changed(), "{original:?}");
+        let value = parse(f, &installed.text).unwrap().unwrap();
+        for event in f.events {
+            let ours: Vec<_> = value["hooks"][event]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|g| owned(f, g) == Owned::Ours)
+                .collect();
+            assert_eq!(ours.len(), 1, "{event} in {}", installed.text);
+            assert_eq!(*ours[0], hook.group(f).value());
+        }
+        let again = install_in(f, &installed.text, &hook).unwrap();
+        assert!(!again.changed(), "{}", installed.text);
+        assert_eq!(again.text, installed.text);
+        let removed = uninstall_in(f, &installed.text).unwrap();
+        assert!(removed.changes.iter().all(|c| *c == Change::Removed));
+        assert_eq!(removed.text, original, "after install:\n{}", installed.text);
+        installed.text
+    }
+
+    #[test]
+    fn codex_files_round_trip_and_parse_as_codex_reads_them() {
+        let text = round_trip_in(
+            &CODEX,
+            Client::Codex,
+            "{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n",
+        );
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct HooksFile {
+            hooks: serde_json::Map<String, Value>,
+        }
+        // Codex's own reading: serde_json, nothing beside `hooks`, whole
+        // seconds.
+        serde_json::from_str::<HooksFile>(&text).unwrap();
+        assert!(text.contains("\"timeout\": 300\n"), "{text}");
+        assert!(text.contains("--client codex --timeout 300"), "{text}");
+    }
+
+    #[test]
+    fn codex_refuses_what_it_would_not_read() {
+        let hook = hook_for(Client::Codex, "/b/pace-hook", 300);
+        let e = install_in(&CODEX, "{\"hooks\": {}, \"model\": \"o3\"}", &hook).unwrap_err();
+        assert_eq!(
+            e.problem,
+            "has `model` beside `hooks`, and Codex CLI reads no hook file that has anything else at its top level"
+        );
+        let e = install_in(&CODEX, "{\"model\": \"\\ud800\"}", &hook).unwrap_err();
+        assert!(e.problem.starts_with("is not valid JSON"), "{e:?}");
+    }
+
+    #[test]
+    fn gemini_settings_keep_their_comments_and_get_milliseconds() {
+        let original = "{\n  // the model\n  \"model\": {\"name\": \"gemini-2.5-pro\"}, /* trailing */\n  \"hooks\": {\n    \"BeforeTool\": [\n      {\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}\n    ]\n  }\n}\n";
+        let text = round_trip_in(&GEMINI, Client::Gemini, original);
+        assert!(text.contains("// the model"));
+        assert!(text.contains("\"timeout\": 300000"), "{text}");
+        let e = install_in(
+            &GEMINI,
+            "{\"a\": 1,}",
+            &hook_for(Client::Gemini, "/b/pace-hook", 300),
+        )
+        .unwrap_err();
+        assert!(e.problem.starts_with("is not valid JSON"), "{e:?}");
+    }
+
+    #[test]
+    fn copilot_files_are_flat_and_versioned() {
+        let text = round_trip_in(
+            &COPILOT,
+            Client::Copilot,
+            "{\n  \"version\": 1,\n  \"hooks\": {\n    \"sessionStart\": [{\"type\": \"command\", \"bash\": \"date\"}]\n  }\n}\n",
+        );
+        assert!(
+            text.contains(
+                "\"bash\": \"/home/u/.cargo/bin/pace-hook --client copilot --timeout 300\""
+            ),
+            "{text}"
+        );
+        assert!(text.contains("\"timeoutSec\": 300"), "{text}");
+        let hook = hook_for(Client::Copilot, "/b/pace-hook", 300);
+        let fresh = install_in(&COPILOT, "", &hook).unwrap();
+        assert!(
+            fresh
+                .text
+                .starts_with("{\n  \"version\": 1,\n  \"hooks\": {"),
+            "{}",
+            fresh.text
+        );
+        let gone = uninstall_in(&COPILOT, &fresh.text).unwrap();
+        assert!(is_bare_skeleton(&COPILOT, &gone.text), "{}", gone.text);
+        let e = install_in(&COPILOT, "{\"version\": 2, \"hooks\": {}}", &hook).unwrap_err();
+        assert_eq!(
+            e.problem,
+            "has `version` 2, where Copilot CLI reads version 1"
+        );
+    }
+
+    #[test]
+    fn another_clients_pace_hook_is_not_ours() {
+        // A Codex entry in a Gemini file (and the bare Claude form) runs
+        // pace-hook in a form install does not write there: refused, never
+        // doubled.
+        let hook = hook_for(Client::Gemini, "/b/pace-hook", 300);
+        for command in [
+            "/b/pace-hook --client codex",
+            "/b/pace-hook",
+            "/b/pace-hook --client gemini --timeout x",
+        ] {
+            let text = format!(
+                "{{\"hooks\": {{\"BeforeTool\": [{{\"matcher\": \".*\", \"hooks\": [{{\"type\": \"command\", \"command\": {}}}]}}]}}}}",
+                serde_json::to_string(command).unwrap()
+            );
+            let e = install_in(&GEMINI, &text, &hook).unwrap_err();
+            assert!(
+                e.problem.starts_with("already runs pace-hook"),
+                "{command}: {e:?}"
+            );
+        }
+    }
 }

@@ -56,6 +56,9 @@ pub(super) fn read_vscode(bytes: &[u8]) -> Result<HookEvent> {
             Some((URLS_TOOL.to_owned(), input))
         }
         "open_simple_browser" => Some(("WebFetch".to_owned(), input.clone())),
+        // Its terminal, `{command, explanation, isBackground}`: read as
+        // Claude Code's `Bash`.
+        "run_in_terminal" => Some(("Bash".to_owned(), input.clone())),
         name if name.starts_with("mcp_") && !name.starts_with("mcp__") => {
             Some((mcp_name(&name["mcp_".len()..], '_'), input.clone()))
         }

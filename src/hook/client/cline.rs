@@ -120,6 +120,9 @@ fn tool_of(tool: &str, input: Map<String, Value>) -> Result<(String, Map<String,
     Ok(match tool {
         "web_fetch" => ("WebFetch".to_owned(), input),
         "web_search" => ("WebSearch".to_owned(), input),
+        // `{command, requires_approval}` (`ClineDefaultTool.BASH`): read as
+        // Claude Code's `Bash`.
+        "execute_command" => ("Bash".to_owned(), input),
         "fetch_web_content" => {
             let requests = input.get("requests").and_then(Value::as_array);
             let urls: Vec<String> = requests

@@ -39,6 +39,25 @@ pub(super) fn answer(_: Option<&EventKind>, reply: Reply<'_>) -> Answer {
     }
 }
 
+/// A refusal both Copilot CLI and VS Code read as a deny (see
+/// `Client::answer_as`).
+pub(super) fn joint_block(kind: Option<&EventKind>, text: &str) -> Answer {
+    let reason = if text.trim().is_empty() {
+        "pace-hook blocked this call."
+    } else {
+        text
+    };
+    Answer::stdout(serde_json::json!({
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+        "hookSpecificOutput": {
+            "hookEventName": super::claude_name(kind),
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        },
+    }))
+}
+
 pub(super) fn read(bytes: &[u8]) -> Result<HookEvent> {
     let m = object(bytes)?;
     let snake = m.contains_key("hook_event_name");
@@ -121,6 +140,8 @@ pub(super) fn read(bytes: &[u8]) -> Result<HookEvent> {
 fn tool_of(tool: &str) -> String {
     match tool {
         "web_fetch" => "WebFetch".to_owned(),
+        // Its shell, `{command, …}`: read as Claude Code's `Bash`.
+        "bash" => "Bash".to_owned(),
         t if t.contains('-') => mcp_name(t, '-'),
         t => t.to_owned(),
     }

@@ -147,6 +147,9 @@ fn tool_of(
             )
         }
         "google_web_search" => ("WebSearch".to_owned(), input),
+        // `{command, description, dir_path, is_background}`
+        // (`SHELL_PARAM_COMMAND`): read as Claude Code's `Bash`.
+        "run_shell_command" => ("Bash".to_owned(), input),
         t if t.starts_with("mcp__") => (t.to_owned(), input),
         t if t.starts_with("mcp_") => (mcp_name(&t["mcp_".len()..], '_'), input),
         // Before the `mcp_` prefix: `<server>__<tool>`.

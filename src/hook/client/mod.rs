@@ -263,6 +263,28 @@ impl Client {
         }
     }
 
+    /// The client that sent `bytes` to a command that names this one.
+    /// Copilot CLI and VS Code read the same hook files (`.github/hooks/`,
+    /// in Copilot CLI's camelCase names), so `install` writes one command
+    /// for both, `--client copilot`: Copilot CLI then sends its camelCase
+    /// payload, with no event name, and VS Code its own, which has
+    /// `hook_event_name`. Any other flag is taken at its word.
+    pub(crate) fn for_event(self, bytes: &[u8]) -> Self {
+        if self != Client::Copilot {
+            return self;
+        }
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            hook_event_name: Option<serde::de::IgnoredAny>,
+        }
+        match serde_json::from_slice::<Probe>(bytes) {
+            Ok(Probe {
+                hook_event_name: Some(_),
+            }) => Client::VsCode,
+            _ => self,
+        }
+    }
+
     /// Read an event whose client no flag named: one parse as Claude Code's
     /// shape, whose marks tell the client; another client's own reader only
     /// when the marks name one that reads differently. So a Claude Code
@@ -306,6 +328,27 @@ impl Client {
     /// is a Post is then answered as a Post that could not be recorded.
     pub(crate) fn refusing_a_post_stops_work(self) -> bool {
         self == Client::Cline
+    }
+
+    /// [`Client::answer`], for an event whose command named `flag`: a VS
+    /// Code event that reached `--client copilot` (their shared file, see
+    /// [`Client::for_event`]) is refused in both forms at once, Copilot
+    /// CLI's top-level `permissionDecision` and VS Code's
+    /// `hookSpecificOutput`, exit 0: whichever of the two sent it, the call
+    /// is denied (a Copilot CLI file named in PascalCase sends VS Code's
+    /// shape too, and ignores exit codes).
+    pub(crate) fn answer_as(
+        self,
+        flag: Option<Client>,
+        kind: Option<&EventKind>,
+        reply: Reply<'_>,
+    ) -> Answer {
+        match reply {
+            Reply::Block(text) if self == Client::VsCode && flag == Some(Client::Copilot) => {
+                copilot::joint_block(kind, text)
+            }
+            _ => self.answer(kind, reply),
+        }
     }
 
     /// `reply` to an event of `kind` (`None`: an event that could not be

@@ -227,6 +227,43 @@ fn codex_events_as_captured_pace_and_block() {
     lifecycle(Client::Codex);
 }
 
+/// Each client's shell reaches the hook (install's matchers cover it) and
+/// is read as Claude Code's `Bash`: two requests in one command are
+/// refused in the client's own form.
+#[test]
+fn each_client_s_shell_is_read_as_claude_code_s_bash() {
+    let two = "curl -s https://a.example/1 && curl -s https://a.example/2";
+    for (client, event) in [
+        (
+            Client::Codex,
+            json!({"session_id": "x", "turn_id": "t", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": two}}),
+        ),
+        (
+            Client::Gemini,
+            json!({"session_id": "g", "hook_event_name": "BeforeTool", "timestamp": "t", "tool_name": "run_shell_command", "tool_input": {"command": two, "description": "fetch"}}),
+        ),
+        (
+            Client::Copilot,
+            json!({"sessionId": "c", "timestamp": 1, "cwd": "/w", "toolName": "bash", "toolArgs": json!({"command": two}).to_string()}),
+        ),
+        (
+            Client::VsCode,
+            json!({"session_id": "v", "hook_event_name": "PreToolUse", "timestamp": "t", "tool_name": "run_in_terminal", "tool_input": {"command": two, "explanation": "fetch", "isBackground": false}}),
+        ),
+        (
+            Client::Cline,
+            json!({"hookName": "PreToolUse", "taskId": "t", "preToolUse": {"toolName": "execute_command", "parameters": {"command": two, "requires_approval": "false"}}}),
+        ),
+    ] {
+        let ctx = Memory::new(config(10_000), T0);
+        let reason = refused(client, &answer(&ctx, client, &event));
+        assert!(
+            reason.contains("more than one request"),
+            "{client:?}: {reason}"
+        );
+    }
+}
+
 #[test]
 fn a_tool_that_is_no_web_tool_passes_untouched_in_every_client() {
     let ctx = Memory::new(config(10_000), T0);

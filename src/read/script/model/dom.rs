@@ -14,6 +14,9 @@ pub(super) const PLATFORM: Platform = Platform {
         // `new Audio(url)` starts loading; `new Image(w, h)` takes sizes.
         Row(&["Audio"], ANYWHERE, Def::Effect(Effect::NewElement("audio", Some(sink!("`new Audio`"))))),
         Row(&["URL", "webkitURL"], ANYWHERE, Def::Obj(Obj::Url)),
+        Row(&["getComputedStyle"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Style))),
+        // The source's `url(…)`s count where the face is made.
+        Row(&["FontFace"], ANYWHERE, Def::Effect(Effect::CssThen(1, Obj::FontFace))),
     ],
     members: &[
         (Obj::Document, Row(&["defaultView"], ANYWHERE, Def::Global)),
@@ -28,6 +31,16 @@ pub(super) const PLATFORM: Platform = Platform {
         (Obj::Attributes, Row(&["setNamedItem", "setNamedItemNS"], ANYWHERE, Def::Effect(Effect::SetsAttributeNode("`attributes.setNamedItem`")))),
         (Obj::Attributes, Row(&["removeNamedItem", "removeNamedItemNS", "length"], ANYWHERE, Def::Inert)),
         (Obj::Url, Row(&["createObjectURL"], ANYWHERE, Def::Effect(Effect::MakesBlobUrl))),
+        (Obj::Document, Row(&["createTextNode"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Text)))),
+        (Obj::Document, Row(&["createTreeWalker", "createNodeIterator"], ANYWHERE, Def::Effect(Effect::WalksNodes(Obj::TextWalker)))),
+        (Obj::TextWalker, Row(&["currentNode", "referenceNode", "root"], ANYWHERE, Def::Obj(Obj::Text))),
+        (Obj::TextWalker, Row(&["nextNode", "previousNode", "firstChild", "lastChild", "nextSibling", "previousSibling", "parentNode"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Text)))),
+        // Numbers: a rectangle's or a style's `top` is no window.
+        (Obj::Rect, Row(&["top"], ANYWHERE, Def::Inert)),
+        (Obj::Rects, Row(&["item"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rect)))),
+        (Obj::Style, Row(&["top"], ANYWHERE, Def::Inert)),
+        // The request of its source, counted where the face was made.
+        (Obj::FontFace, Row(&["load"], ANYWHERE, Def::Inert)),
     ],
     any: &[
         Row(&["document", "ownerDocument", "contentDocument"], ANYWHERE, Def::Obj(Obj::Document)),
@@ -35,7 +48,7 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["click"], ANYWHERE, Def::Sink(sink!("`click`"))),
         Row(&["submit"], ANYWHERE, Def::Sink(sink!("`submit`"))),
         Row(&["requestSubmit"], ANYWHERE, Def::Sink(sink!("`requestSubmit`"))),
-        Row(&["dispatchEvent"], ANYWHERE, Def::Sink(sink!("`dispatchEvent`"))),
+        Row(&["dispatchEvent"], ANYWHERE, Def::Effect(Effect::Dispatches(sink!("`dispatchEvent`")))),
         Row(&["load"], ANYWHERE, Def::Sink(sink!("`load`"))),
         Row(&["insertAdjacentHTML"], ANYWHERE, Def::Effect(Effect::Markup("`insertAdjacentHTML`", 1))),
         Row(&["setHTMLUnsafe"], ANYWHERE, Def::Effect(Effect::Markup("`setHTMLUnsafe`", 0))),
@@ -50,6 +63,9 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["write", "writeln"], PAGE, Def::Effect(Effect::Markup("`document.write`", 0))),
         Row(&["execCommand"], ANYWHERE, Def::Effect(Effect::Commands(&Commands { what: "`execCommand`", markup: &[("inserthtml", 2, "`execCommand('insertHTML')`")] }))),
         Row(&["parseFromString"], ANYWHERE, Def::Effect(Effect::ParsesMarkup("`parseFromString`"))),
+        Row(&["style"], ANYWHERE, Def::Obj(Obj::Style)),
+        Row(&["getBoundingClientRect"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rect))),
+        Row(&["getClientRects"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rects))),
     ],
 };
 
@@ -424,4 +440,89 @@ pub(in crate::read::script) fn attribute(name: &str) -> Attribute {
     } else {
         Attribute::Unknown
     }
+}
+
+/// Names of element properties that load a URL (`URL_PROPERTIES`) and are
+/// CSS properties too: on a style they are CSS, whose `url(…)`s count.
+const CSS_LIKE_URLS: &[&str] = &["background"];
+
+/// Assigning to `name` on a style: a CSS property loads only through its
+/// `url(…)`s, which the walk counts in the value; any other name is read as
+/// on an element (a page object may hold anything under `style`).
+fn assigned_style(name: &str) -> Assigned {
+    if CSS_LIKE_URLS.contains(&name) {
+        Assigned::Nothing
+    } else {
+        assigned_element(None, name)
+    }
+}
+
+/// Assigning to `name` on the known object `obj`, where it is read as on
+/// an element (a style); `None` for the other objects.
+pub(in crate::read::script) fn assigned_member(obj: Obj, name: &str) -> Option<Assigned> {
+    (obj == Obj::Style).then(|| assigned_style(name))
+}
+
+/// Properties whose accessors only change a form control's state: a
+/// framework's way to fill an input (React's native `value` setter) loads
+/// nothing through them.
+const FORM_STATE: &[&str] = &[
+    "value",
+    "checked",
+    "selected",
+    "selectedIndex",
+    "indeterminate",
+    "defaultValue",
+    "defaultChecked",
+];
+
+/// Whether the getter and setter of property `name` are known to load
+/// nothing.
+pub(in crate::read::script) fn inert_accessor(name: &str) -> bool {
+    FORM_STATE.contains(&name)
+}
+
+/// How a filter that shows text nodes only is written, as
+/// `createTreeWalker`'s `whatToShow`: `NodeFilter.SHOW_TEXT`, or its value.
+pub(in crate::read::script) fn text_only_filter(member: Option<&str>, number: Option<f64>) -> bool {
+    member == Some("SHOW_TEXT") || number == Some(4.0)
+}
+
+/// Events whose dispatch by a script has no default action that loads
+/// anything, by constructor and type: a script's event is untrusted, and
+/// only a click (a `MouseEvent` or `PointerEvent` of type `click`)
+/// activates a link or a submit button. What the page's own listeners do
+/// with them is the page's code, as with any change the script makes.
+const INERT_EVENTS: &[&str] = &[
+    "Event",
+    "InputEvent",
+    "FocusEvent",
+    "KeyboardEvent",
+    "CustomEvent",
+    "UIEvent",
+];
+const INERT_EVENT_TYPES: &[&str] = &[
+    "input",
+    "change",
+    "beforeinput",
+    "focus",
+    "blur",
+    "focusin",
+    "focusout",
+    "keydown",
+    "keyup",
+    "keypress",
+    "compositionstart",
+    "compositionend",
+];
+
+/// Whether dispatching `new <constructor>('<kind>', …)` (or, with no
+/// constructor, an event named `kind`) loads nothing.
+pub(in crate::read::script) fn inert_event(constructor: Option<&str>, kind: &str) -> bool {
+    constructor.is_none_or(|c| INERT_EVENTS.contains(&c)) && INERT_EVENT_TYPES.contains(&kind)
+}
+
+/// A list of rectangles holds rectangles (`getClientRects()[0]`).
+pub(super) fn item_of(obj: Obj) -> Option<Obj> {
+    (obj == Obj::Rects).then_some(Obj::Rect)
 }

@@ -19,15 +19,33 @@ pub(super) const PLATFORM: Platform = Platform {
     ],
     members: &[
         (Obj::Object, Row(&["assign"], ANYWHERE, Def::Effect(Effect::CopiesProperties("`Object.assign`")))),
-        (Obj::Object, Row(&["getOwnPropertyDescriptor", "getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
-        (Obj::Reflect, Row(&["getOwnPropertyDescriptor", "getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
+        (Obj::Object, Row(&["getOwnPropertyDescriptor"], ANYWHERE, Def::Effect(Effect::DescribesProperty(DESCRIPTOR)))),
+        (Obj::Reflect, Row(&["getOwnPropertyDescriptor"], ANYWHERE, Def::Effect(Effect::DescribesProperty(DESCRIPTOR)))),
+        (Obj::Object, Row(&["getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
+        (Obj::Reflect, Row(&["getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
         (Obj::Reflect, Row(&["set"], ANYWHERE, Def::Effect(Effect::SetsMember))),
         (Obj::Reflect, Row(&["apply"], ANYWHERE, Def::Effect(Effect::CallsArgument { construct: false, how: "runs as an argument of `Reflect.{name}` ({at})" }))),
         (Obj::Reflect, Row(&["construct"], ANYWHERE, Def::Effect(Effect::CallsArgument { construct: true, how: "runs as an argument of `Reflect.{name}` ({at})" }))),
         (Obj::Reflect, Row(&["get"], ANYWHERE, Def::Effect(Effect::GetsMember))),
     ],
-    any: &[Row(&["__lookupSetter__", "__lookupGetter__"], ANYWHERE, Def::Opaque(DESCRIPTOR))],
+    any: &[
+        Row(&["__lookupSetter__", "__lookupGetter__"], ANYWHERE, Def::Opaque(DESCRIPTOR)),
+        // An array's: the callback's first argument is the accumulator.
+        Row(ACCUMULATORS, ANYWHERE, Def::Effect(Effect::Accumulates)),
+    ],
 };
+
+/// An array's methods that hand their callback an accumulator.
+const ACCUMULATORS: &[&str] = &["reduce", "reduceRight"];
+
+/// Member `name` of an object made by a literal (`[…]`, `{}`): the
+/// language's own methods, of which the model knows the accumulators; any
+/// other is page data.
+pub(super) fn plain_member(name: &str) -> Option<Def> {
+    ACCUMULATORS
+        .contains(&name)
+        .then_some(Def::Effect(Effect::Accumulates))
+}
 
 /// `new Promise(executor)` runs the executor once, with `resolve` and
 /// `reject`.

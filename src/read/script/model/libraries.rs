@@ -25,7 +25,8 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["append", "prepend", "after", "before", "replaceWith", "wrap", "wrapAll", "wrapInner"], ANYWHERE, Def::Effect(Effect::InsertsContent("jQuery's insertion", false))),
         Row(&["html"], ANYWHERE, Def::Effect(Effect::InsertsContent("jQuery's `html`", true))),
         // They run the page's handlers for the event.
-        Row(&["trigger", "triggerHandler"], ANYWHERE, Def::Sink(sink!("jQuery's `trigger`"))),
+        // An input or change event triggered loads nothing, as dispatched.
+        Row(&["trigger", "triggerHandler"], ANYWHERE, Def::Effect(Effect::Dispatches(sink!("jQuery's `trigger`")))),
     ],
 };
 
@@ -41,4 +42,10 @@ pub(super) fn called(obj: Obj) -> Option<&'static Sink> {
 /// image's `src`); `$(selector)` and `$(element)` load nothing.
 pub(super) fn called_effect(obj: Obj) -> Option<Effect> {
     (obj == Obj::JQuery).then_some(Effect::InsertsContent("`$(…)`", false))
+}
+
+/// jQuery wraps what it is given, the global object too (`$(window)`,
+/// `$(this)` in a callback): its methods are then judged by name.
+pub(super) fn wraps(name: &str) -> bool {
+    matches!(name, "$" | "jQuery")
 }

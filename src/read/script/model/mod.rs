@@ -49,7 +49,14 @@
 //! - (3) Known to load nothing: `Def::Inert` rows, the attributes and
 //!   DevTools commands listed as inert, a style colour, text appended by
 //!   the DOM's own `append`, an inert document until its nodes are put in
-//!   the page.
+//!   the page; a style's CSS properties but for their `url(…)`s, a
+//!   rectangle's or a style's `top` (a number, not a window), a text node's
+//!   `data`, a form control's accessors (React's native `value` setter),
+//!   an input, change, focus or key event dispatched or triggered (only a
+//!   click activates), and an accumulator made by a literal that `reduce`
+//!   hands back. Each beside a hostile row of `tests/fixtures/scripts.toml`
+//!   that still counts, and checked with the ordinary corpus
+//!   (`tests/fixtures/ordinary.toml`) in Chromium by `tests/chromium.rs`.
 //! - Not yet: a method or property of page data whose name is in no table
 //!   (`el.getAttribute`, `rows.map`, `window.scrollBy`) counts nothing, as
 //!   `Def::Inert` does; the lookups keep the two apart (`None` against
@@ -170,6 +177,20 @@ pub(super) enum Obj {
     Mouse,
     /// Playwright's `page.keyboard`.
     Keyboard,
+    /// An element's `style` or a computed style: CSS, whose `url(…)`s are
+    /// counted where they are written.
+    Style,
+    /// What `getBoundingClientRect` gives: numbers (its `top` is no window).
+    Rect,
+    /// A `new FontFace(family, source)`, whose source's `url(…)`s are
+    /// counted where it is made: its `load` is that request.
+    FontFace,
+    /// A text node: its `data` is text, not an `<object>`'s URL.
+    Text,
+    /// A `TreeWalker` or `NodeIterator` that shows text nodes only.
+    TextWalker,
+    /// What `getClientRects` gives: a list of rectangles.
+    Rects,
 }
 
 /// Known functions whose effect depends on their arguments; the walk
@@ -247,6 +268,25 @@ pub(super) enum Effect {
     Commands(&'static Commands),
     /// Starts nothing: a promise's `resolve` and `reject`.
     Nothing,
+    /// Dispatches the event at argument 0: the sink, unless the event is
+    /// made there as one whose default action loads nothing
+    /// ([`inert_event`]: `new Event('input')`), or named by such a type
+    /// (jQuery's `trigger('input')`).
+    Dispatches(&'static Sink),
+    /// The descriptor of property argument 1 of argument 0
+    /// (`Object.getOwnPropertyDescriptor`): page data when the property's
+    /// accessors are known to load nothing ([`inert_accessor`]), else code
+    /// the analysis cannot see, so named (a `src` setter loads).
+    DescribesProperty(&'static str),
+    /// Calls argument 0 any number of times, its first argument argument 1
+    /// or what the last call returned (`reduce`'s accumulator).
+    Accumulates,
+    /// The CSS at argument `.0` loads its `url(…)`s; gives `.1` (`new
+    /// FontFace(family, source)`).
+    CssThen(usize, Obj),
+    /// A walker over nodes (`createTreeWalker(root, whatToShow)`): `.0` when
+    /// argument 1 shows text only ([`text_only_filter`]), else page data.
+    WalksNodes(Obj),
 }
 
 /// Commands run by name (`execCommand('insertHTML', _, html)`), behind a
@@ -452,6 +492,11 @@ pub(super) fn first_argument(env: Env) -> Option<Def> {
     playwright::first_argument(env)
 }
 
+/// Member `name` of an object made by a literal.
+pub(super) fn plain_member(name: &str) -> Option<Def> {
+    language::plain_member(name)
+}
+
 /// How the model reads a known object's name.
 pub(super) fn obj_name(obj: Obj) -> &'static str {
     match obj {
@@ -476,6 +521,12 @@ pub(super) fn obj_name(obj: Obj) -> &'static str {
         Obj::BackgroundFetch => "`backgroundFetch`",
         Obj::Mouse => "`page.mouse`",
         Obj::Keyboard => "`page.keyboard`",
+        Obj::Style => "a style",
+        Obj::Rect => "a rectangle",
+        Obj::FontFace => "a `FontFace`",
+        Obj::Text => "a text node",
+        Obj::TextWalker => "a walker over text nodes",
+        Obj::Rects => "a list of rectangles",
     }
 }
 
@@ -500,7 +551,15 @@ pub(super) fn unsafe_to_hand_over(obj: Obj) -> bool {
 /// Objects that can reach a request: a computed member of one with a key the
 /// analysis cannot read is opaque.
 pub(super) fn reaches_requests(obj: Obj) -> bool {
-    !matches!(obj, Obj::Promise | Obj::Object | Obj::Url)
+    !matches!(
+        obj,
+        Obj::Promise | Obj::Object | Obj::Url | Obj::Style | Obj::Rect | Obj::Rects | Obj::Text
+    )
+}
+
+/// What the indexed members of a known list are (`rects[0]`).
+pub(super) fn item_of(obj: Obj) -> Option<Obj> {
+    dom::item_of(obj)
 }
 
 /// The sink that calling the object itself starts (`axios(config)`; its
@@ -529,7 +588,7 @@ pub(super) fn calls_back_once(name: &str) -> bool {
 /// Functions to which the global object may be passed safely: they only
 /// read its keys or print it.
 pub(super) fn reads_only(name: &str) -> bool {
-    language::reads_only(name) || dom::reads_only(name)
+    language::reads_only(name) || dom::reads_only(name) || libraries::wraps(name)
 }
 
 /// An object literal's key under which the global object is handed over
@@ -539,10 +598,10 @@ pub(super) fn window_key(name: &str) -> bool {
 }
 
 pub(super) use dom::{
-    Assigned, Attribute, PAGE_HANDLER, assigned_element, attribute, inserts_children,
-    inserts_markup, inserts_nodes, is_attribute_map, is_event_handler, is_frame_index,
-    is_page_handler, loads_document, namespace_at, sets_attribute_value, text_is_code,
-    url_assigned,
+    Assigned, Attribute, PAGE_HANDLER, assigned_element, assigned_member, attribute,
+    inert_accessor, inert_event, inserts_children, inserts_markup, inserts_nodes, is_attribute_map,
+    is_event_handler, is_frame_index, is_page_handler, loads_document, namespace_at,
+    sets_attribute_value, text_is_code, text_only_filter, url_assigned,
 };
 pub(super) use language::{
     Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,

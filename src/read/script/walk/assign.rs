@@ -259,9 +259,12 @@ impl<'a> Walker<'a, '_> {
                     self.opaque("assignment to a member of the global object through a computed name", at);
                     Cost::Zero
                 }
-                (Value::Obj(o), Key::Name(n, _)) => match model::assigned_obj(*o, n) {
-                    Some(what) => self.request(&what, at),
-                    None => Cost::Zero,
+                (Value::Obj(o), Key::Name(n, _)) => match model::assigned_member(*o, n) {
+                    Some(assigned) => self.assigned(assigned, vals, at),
+                    None => match model::assigned_obj(*o, n) {
+                        Some(what) => self.request(&what, at),
+                        None => Cost::Zero,
+                    },
                 },
                 (Value::Obj(o), Key::Unreadable) if model::reaches_requests(*o) => {
                     self.opaque("assignment to a member of a browser object through a computed name", at);
@@ -272,15 +275,7 @@ impl<'a> Walker<'a, '_> {
                         Value::Element(t) => Some(t.as_str()),
                         _ => None,
                     };
-                    match model::assigned_element(tag, n) {
-                        model::Assigned::Nothing => Cost::Zero,
-                        model::Assigned::Request(what) => self.request(&what, at),
-                        model::Assigned::Markup(what) => self.markup(vals, &what, at),
-                        model::Assigned::Code(what) => {
-                            self.opaque(&what, at);
-                            Cost::Zero
-                        }
-                    }
+                    self.assigned(model::assigned_element(tag, n), vals, at)
                 }
                 // An attribute node's value is the attribute's.
                 (Value::Attr(n), Key::Name(k, _)) if model::sets_attribute_value(k) => {
@@ -304,5 +299,18 @@ impl<'a> Walker<'a, '_> {
             cost = cost.or(c);
         }
         cost.then(self.escape(vals, at, &how, false))
+    }
+
+    /// What an assignment of `vals` at `at` does, as the model says.
+    fn assigned(&mut self, assigned: model::Assigned, vals: &Vals, at: u32) -> Cost {
+        match assigned {
+            model::Assigned::Nothing => Cost::Zero,
+            model::Assigned::Request(what) => self.request(&what, at),
+            model::Assigned::Markup(what) => self.markup(vals, &what, at),
+            model::Assigned::Code(what) => {
+                self.opaque(&what, at);
+                Cost::Zero
+            }
+        }
     }
 }

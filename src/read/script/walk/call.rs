@@ -625,6 +625,84 @@ impl<'a> Walker<'a, '_> {
             Effect::Devtools(sink) => (unknown(), self.devtools(args, site, sink)),
             Effect::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
             Effect::Nothing => (unknown(), Cost::Zero),
+            Effect::Dispatches(sink) => {
+                let inert = match args.first().and_then(|a| a.expr) {
+                    Some(Expression::NewExpression(n)) => match (&n.callee, n.arguments.first()) {
+                        (Expression::Identifier(c), Some(Argument::StringLiteral(kind))) => {
+                            self.lookup(c.name.as_str()).is_none()
+                                && model::inert_event(Some(c.name.as_str()), kind.value.as_str())
+                        }
+                        _ => false,
+                    },
+                    Some(Expression::StringLiteral(kind)) => {
+                        model::inert_event(None, kind.value.as_str())
+                    }
+                    _ => false,
+                };
+                let cost = if inert {
+                    Cost::Zero
+                } else {
+                    self.request(sink.label, at)
+                };
+                (unknown(), cost)
+            }
+            Effect::DescribesProperty(what) => {
+                let of_global = args
+                    .first()
+                    .is_some_and(|a| a.vals.iter().any(|v| *v == Value::Global));
+                let name = args.get(1).and_then(|a| a.vals.as_str());
+                if of_global || !name.is_some_and(model::inert_accessor) {
+                    self.opaque(what, at);
+                }
+                (unknown(), Cost::Zero)
+            }
+            Effect::Accumulates => {
+                let initial = args.get(1).map_or_else(unknown, |a| a.vals.clone());
+                let how = How::new(
+                    "runs as a callback passed to `{name}` ({at})",
+                    &site.name,
+                    at,
+                );
+                let mut cost = Cost::Zero;
+                for (i, a) in args.iter().enumerate() {
+                    let a_at = a.expr.map_or(at, |e| e.span().start);
+                    let only = a.vals.iter().next().filter(|_| a.vals.iter().count() == 1);
+                    cost = cost.then(match only {
+                        Some(Value::Func(id)) if i == 0 && !a.spread => {
+                            let id = *id;
+                            self.accumulate(id, &initial, &how)
+                        }
+                        _ => self.escape(&a.vals, a_at, &how, false),
+                    });
+                }
+                (unknown(), cost)
+            }
+            Effect::CssThen(index, o) => {
+                let cost = match args.get(index).and_then(|a| a.expr) {
+                    Some(e) => self.css(e, at),
+                    None => Cost::Zero,
+                };
+                (Vals::of(Value::Obj(o)), cost)
+            }
+            Effect::WalksNodes(o) => {
+                let text_only = match args.get(1).and_then(|a| a.expr) {
+                    Some(Expression::StaticMemberExpression(m)) => {
+                        model::text_only_filter(Some(m.property.name.as_str()), None)
+                    }
+                    Some(Expression::NumericLiteral(n)) => {
+                        model::text_only_filter(None, Some(n.value))
+                    }
+                    _ => false,
+                };
+                (
+                    Vals::of(if text_only {
+                        Value::Obj(o)
+                    } else {
+                        Value::Unknown
+                    }),
+                    Cost::Zero,
+                )
+            }
             Effect::SetsMember => {
                 let (Some(obj), Some(key)) = (args.first(), args.get(1)) else {
                     return (unknown(), Cost::Zero);

@@ -363,6 +363,11 @@ impl<'a> Walker<'a, '_> {
                 );
                 Vals::none()
             }
+            (Value::Obj(o), Key::Name(n, _))
+                if model::is_frame_index(n) && model::item_of(*o).is_some() =>
+            {
+                one(Value::Obj(model::item_of(*o).expect("checked")))
+            }
             // `el.attributes.src`, `el.attributes[i]`: attribute nodes.
             (Value::Obj(o), _) if model::is_attribute_map(*o) => match key {
                 Key::Name(n, _) => match model::member(*o, n, env) {
@@ -399,6 +404,9 @@ impl<'a> Walker<'a, '_> {
             }
             (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Unreadable) => one(Value::Dyn),
             (Value::Any, _) => one(Value::Any),
+            (Value::Plain, Key::Name(n, _)) if model::plain_member(n).is_some() => {
+                one(Value::from(model::plain_member(n).expect("checked")))
+            }
             (Value::Plain | Value::Str(_) | Value::Attr(_), _) => Vals::unknown(),
             (Value::Parsed(unread), _) => one(Value::Parsed(*unread)),
             (

@@ -217,6 +217,34 @@ impl<'a> Walker<'a, '_> {
     /// A value goes where the analysis cannot follow it: code it does not
     /// model may call it any number of times. `how` completes "`fetch` at
     /// 1:10 …".
+    /// The script's function `id` handed to code that calls it any number
+    /// of times with an accumulator first (`reduce`): `initial`, or what
+    /// the last call returned; its other arguments are page data.
+    pub(super) fn accumulate(&mut self, id: u32, initial: &Vals, how: &How<'_>) -> Cost {
+        let Some(node) = self.node(id) else {
+            return Cost::Zero;
+        };
+        let mut first = initial.clone();
+        if let Some(s) = self.summary(id) {
+            first.join(&s.returns);
+        }
+        for (i, p) in node.params().items.iter().enumerate() {
+            let vals = if i == 0 {
+                first.clone()
+            } else {
+                Vals::unknown()
+            };
+            self.bind(&p.pattern, &vals, false);
+        }
+        if let Some(rest) = &node.params().rest {
+            self.bind(&rest.rest.argument, &Vals::unknown(), false);
+        }
+        self.settle(id);
+        self.summary(id)
+            .map_or(Cost::Zero, |s| s.cost.clone())
+            .repeated(|| how.render(self))
+    }
+
     pub(super) fn escape(&mut self, vals: &Vals, at: u32, how: &How<'_>, reads_only: bool) -> Cost {
         let mut cost = Cost::Zero;
         for v in vals.iter() {
@@ -270,11 +298,14 @@ impl<'a> Walker<'a, '_> {
                 Cost::Zero
             }
             Value::Effect(e) => match e {
-                Effect::LoadsEachArgument(sink, _) | Effect::LoadsEachListed(sink, ..) => {
+                Effect::LoadsEachArgument(sink, _)
+                | Effect::LoadsEachListed(sink, ..)
+                | Effect::Dispatches(sink) => {
                     self.request(sink.label, at).repeated(|| how.render(self))
                 }
                 Effect::Timer(label)
                 | Effect::Markup(label, _)
+                | Effect::DescribesProperty(label)
                 | Effect::InsertsContent(label, _) => {
                     let what = opaque_what(self, label);
                     self.opaque(&what, at);
@@ -303,6 +334,9 @@ impl<'a> Walker<'a, '_> {
                 | Effect::CreatesElement(_)
                 | Effect::CreatesAttribute(_)
                 | Effect::NewElement(..)
+                | Effect::Accumulates
+                | Effect::CssThen(..)
+                | Effect::WalksNodes(_)
                 | Effect::Returns(_) => Cost::Zero,
             },
             Value::Obj(o) if model::called(*o).is_some() => {
