@@ -246,6 +246,31 @@ fn the_gap_counts_from_the_finish_and_a_post_overwrites_the_hold() {
 }
 
 #[test]
+fn a_server_on_a_unix_socket_is_the_same_gate() {
+    // `redis+unix://`: no TCP between the hook and a server on its machine.
+    let socket = std::env::temp_dir().join(format!("pace-hook-redis-{}.sock", std::process::id()));
+    let socket_arg = socket.to_string_lossy().into_owned();
+    let server = Server::start_with(&["--unixsocket", &socket_arg]);
+    let over_tcp = Machine::new("interval = \"300ms\"\n", &server.url());
+    let over_socket = Machine::new(
+        "interval = \"300ms\"\n",
+        &format!("redis+unix://{socket_arg}"),
+    );
+    assert_pass(&over_socket.run(&pre_navigate("a", "https://example.com/", 1)));
+    let post_started = Instant::now();
+    assert_pass(&over_socket.run(&post_navigate("a")));
+    // The other machine, over TCP, waits the interval after that finish.
+    assert_pass(&over_tcp.run(&in_session(
+        pre_navigate("b", "https://example.com/", 2),
+        "other-agent",
+    )));
+    assert!(post_started.elapsed() >= Duration::from_millis(INTERVAL_MS));
+    let end = ts(&over_socket.record("finish", "a"));
+    assert!(ts(&over_tcp.record("admit", "b")) >= end + INTERVAL_MS);
+    let _ = fs::remove_file(&socket);
+}
+
+#[test]
 fn post_tool_use_failure_overwrites_the_hold_too() {
     let server = Server::start();
     let m = Machine::new(

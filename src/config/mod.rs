@@ -49,8 +49,8 @@ pub enum Backend {
     /// Files in the state directory: one machine.
     #[default]
     File,
-    /// A Redis server (`redis://` or `rediss://` URL): every machine that
-    /// points at it.
+    /// A Redis server (`redis://`, `rediss://` or `redis+unix://` URL):
+    /// every machine that points at it.
     Redis(String),
 }
 
@@ -481,14 +481,18 @@ pub fn parse_budget(text: &str) -> Result<Budget, String> {
     Ok(Budget { calls, window_ms })
 }
 
-/// `"file"`, or a `redis://` / `rediss://` URL.
+/// `"file"`, or a `redis://` / `rediss://` URL, or `redis+unix:///path`
+/// for a server on this machine's Unix socket.
 pub fn parse_backend(text: &str) -> Result<Backend, String> {
     let t = text.trim();
     if t == "file" {
         return Ok(Backend::File);
     }
     let lower = t.to_ascii_lowercase();
-    if lower.starts_with("redis://") || lower.starts_with("rediss://") {
+    if ["redis://", "rediss://", "redis+unix://"]
+        .iter()
+        .any(|s| lower.starts_with(s))
+    {
         return Ok(Backend::Redis(t.to_owned()));
     }
     Err(format!(

@@ -20,7 +20,7 @@ use crate::{
     error::{Error, Result},
     pacing::clock::{EpochMs, Mono},
     pacing::decision::{Budget, Decision, Policy},
-    store::{CallRecord, Place, QueueTimeout, Store, Watch},
+    store::{Admission, AdmitCall, Attempt, CallRecord, Place, QueueTimeout, Store, Watch},
 };
 
 pub use crate::pacing::request::SiteRequest;
@@ -121,9 +121,31 @@ enum One {
         at: EpochMs,
         ticket: Option<u64>,
         duplicate: bool,
+        /// The call's record was saved with the admission.
+        saved: bool,
     },
+    /// The agent's open call is another one: nothing was done.
+    AgentBusy,
     GaveUp(GaveUp),
     Spent(Spent),
+}
+
+/// What a turn asks to be done along with its admission, where the store
+/// can do it in the same step.
+#[derive(Debug, Clone, Copy, Default)]
+struct Along {
+    /// Stop, doing nothing, if the agent's open call is another one.
+    check_agent: bool,
+    /// The caller reads the tab map next.
+    tabs: bool,
+}
+
+/// [`Along`] for one look at a site, with the call's record.
+struct With<'r> {
+    record: Option<&'r CallRecord>,
+    agent: Option<&'r str>,
+    check_agent: bool,
+    tabs: bool,
 }
 
 impl<'a> Gate<'a> {
@@ -147,17 +169,44 @@ impl<'a> Gate<'a> {
         max_wait_ms: u64,
         agent: Option<&str>,
     ) -> Result<Turn> {
+        let turn = self.admit_as(call, sites, arrived, max_wait_ms, agent, Along::default())?;
+        Ok(turn.expect("no agent check was asked for"))
+    }
+
+    /// [`Self::admit`], with what `along` asks done along with it. `None`:
+    /// the agent's open call is another one, and nothing was done.
+    fn admit_as(
+        &self,
+        call: &str,
+        sites: &[SiteRequest],
+        arrived: Mono,
+        max_wait_ms: u64,
+        agent: Option<&str>,
+        along: Along,
+    ) -> Result<Option<Turn>> {
         let clock = self.store.clock();
         // A place kept from an earlier admission would stand ahead of this
         // call in its own queue.
         drop(self.leaving.borrow_mut().take());
         let sites = merge(sites);
         let deadline = arrived.after(Duration::from_millis(max_wait_ms));
-        if sites.len() > 1
-            && let Some(turn) = self.admit_at_once(call, &sites, arrived, deadline, agent)?
-        {
-            return Ok(turn);
+        if sites.len() > 1 {
+            if along.check_agent {
+                // The agent's open call is ended first, as its own step.
+                return Ok(None);
+            }
+            if let Some(turn) = self.admit_at_once(call, &sites, arrived, deadline, agent)? {
+                return Ok(Some(turn));
+            }
         }
+        // A call of one site saves its record along with its admission.
+        let record = (sites.len() == 1).then(|| CallRecord {
+            call: call.to_owned(),
+            sites: vec![sites[0].site.clone()],
+            started_ms: 0,
+            interval_ms: sites[0].policy.interval_ms,
+        });
+        let mut check_agent = along.check_agent;
         'attempt: loop {
             let lease = if sites.len() > 1 {
                 Some(self.store.lease()?)
@@ -168,6 +217,7 @@ impl<'a> Gate<'a> {
             let mut taken_ms: Vec<EpochMs> = Vec::with_capacity(sites.len());
             let mut at_ms = 0;
             let mut at_mono = clock.mono();
+            let mut record_saved = false;
             for (i, req) in sites.iter().enumerate() {
                 let last = i + 1 == sites.len();
                 // A site taken while the call still waits for a later one
@@ -181,24 +231,33 @@ impl<'a> Gate<'a> {
                     }
                 };
                 let lease_id = lease.as_ref().filter(|_| !last).map(|l| l.id());
-                match self.admit_one(call, &req.site, &policy, lease_id, deadline, arrived) {
+                let with = With {
+                    record: record.as_ref(),
+                    agent,
+                    check_agent: std::mem::take(&mut check_agent),
+                    tabs: along.tabs,
+                };
+                match self.admit_one(call, &req.site, &policy, lease_id, deadline, arrived, with) {
                     Ok(One::Took {
                         at,
                         ticket,
                         duplicate,
+                        saved,
                     }) => {
                         at_ms = at;
                         at_mono = clock.mono();
                         taken.push((i, ticket, duplicate));
                         taken_ms.push(at);
+                        record_saved = saved;
                     }
+                    Ok(One::AgentBusy) => return Ok(None),
                     Ok(One::GaveUp(g)) => {
                         self.give_back(call, &sites, &taken);
-                        return Ok(Turn::GaveUp(g));
+                        return Ok(Some(Turn::GaveUp(g)));
                     }
                     Ok(One::Spent(s)) => {
                         self.give_back(call, &sites, &taken);
-                        return Ok(Turn::OverBudget(s));
+                        return Ok(Some(Turn::OverBudget(s)));
                     }
                     Err(e) => {
                         self.give_back(call, &sites, &taken);
@@ -222,12 +281,12 @@ impl<'a> Gate<'a> {
                     Ok(false) => {
                         self.give_back(call, &sites, &taken);
                         if clock.left(deadline).is_zero() {
-                            return Ok(Turn::GaveUp(GaveUp {
+                            return Ok(Some(Turn::GaveUp(GaveUp {
                                 site: req.site.clone(),
                                 ahead: 0,
                                 waited_ms: waited(clock.mono(), arrived),
                                 more_ms: req.policy.interval_ms,
-                            }));
+                            })));
                         }
                         continue 'attempt;
                     }
@@ -237,7 +296,14 @@ impl<'a> Gate<'a> {
                     }
                 }
             }
-            return self.admitted(call, &sites, &taken, taken_ms, at_mono, arrived, agent);
+            if record_saved {
+                return Ok(Some(
+                    self.admitted_saved(&sites, &taken, taken_ms, at_mono, arrived),
+                ));
+            }
+            return self
+                .admitted(call, &sites, &taken, taken_ms, at_mono, arrived, agent)
+                .map(Some);
         }
     }
 
@@ -325,17 +391,29 @@ impl<'a> Gate<'a> {
                 return Err(e);
             }
         }
-        Ok(Turn::Admitted(Admitted {
-            at_ms,
+        Ok(self.admitted_saved(sites, taken, taken_ms, at_mono, arrived))
+    }
+
+    /// Every site taken, and the record saved if it needed one: say so.
+    fn admitted_saved(
+        &self,
+        sites: &[SiteRequest],
+        taken: &[(usize, Option<u64>, bool)],
+        taken_ms: Vec<EpochMs>,
+        at_mono: Mono,
+        arrived: Mono,
+    ) -> Turn {
+        Turn::Admitted(Admitted {
+            at_ms: taken_ms.last().copied().unwrap_or(0),
             waited_ms: waited(self.store.clock().mono(), arrived),
             sites: taken
                 .iter()
                 .map(|(i, t, _)| (sites[*i].site.clone(), *t))
                 .collect(),
             taken_ms,
-            duplicate,
+            duplicate: taken.iter().all(|(_, _, d)| *d),
             at_mono,
-        }))
+        })
     }
 
     /// Take back the holds this caller placed (not those of a duplicate):
@@ -349,6 +427,53 @@ impl<'a> Gate<'a> {
         }
     }
 
+    /// One look at `site`: with the record's saving (and the rest `with`
+    /// asks) as one step when the call has no lease; `None` if the store
+    /// did nothing (others queue, with `if_unqueued`, or the agent's open
+    /// call is another one).
+    #[allow(clippy::too_many_arguments)]
+    fn look(
+        &self,
+        call: &str,
+        site: &str,
+        policy: &Policy,
+        lease: Option<&str>,
+        deadline: Mono,
+        with: &With<'_>,
+        if_unqueued: bool,
+    ) -> Result<std::result::Result<(Attempt, bool), Admission>> {
+        let Some(record) = with.record.filter(|_| lease.is_none()) else {
+            if if_unqueued && !self.store.queue_is_empty(site)? {
+                return Ok(Err(Admission::Queued));
+            }
+            let a = self
+                .store
+                .try_admit(site, call, policy, lease, deadline)
+                .map_err(|e| with_retry(e, policy))?;
+            return Ok(Ok((a, false)));
+        };
+        let ask = AdmitCall {
+            site,
+            call,
+            policy,
+            deadline,
+            if_unqueued,
+            agent: with.agent,
+            check_agent: with.check_agent,
+            record,
+            tabs: with.tabs,
+        };
+        match self
+            .store
+            .admit_call(&ask)
+            .map_err(|e| with_retry(e, policy))?
+        {
+            Admission::Looked(a) => Ok(Ok((a, a.decision == Decision::Go))),
+            other => Ok(Err(other)),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn admit_one(
         &self,
         call: &str,
@@ -357,28 +482,30 @@ impl<'a> Gate<'a> {
         lease: Option<&str>,
         deadline: Mono,
         arrived: Mono,
+        mut with: With<'_>,
     ) -> Result<One> {
         let clock = self.store.clock();
-        let took = |at, ticket, d| {
+        let took = |at, ticket, d, saved| {
             Ok(One::Took {
                 at,
                 ticket,
                 duplicate: d == Decision::Duplicate,
+                saved,
             })
         };
         // Fast path: nobody queued and the site is due.
-        if self.store.queue_is_empty(site)? {
-            let a = self
-                .store
-                .try_admit(site, call, policy, lease, deadline)
-                .map_err(|e| with_retry(e, policy))?;
-            match a.decision {
-                Decision::Go | Decision::Duplicate => return took(a.at, None, a.decision),
+        match self.look(call, site, policy, lease, deadline, &with, true)? {
+            Err(Admission::AgentBusy) => return Ok(One::AgentBusy),
+            Err(_) => {}
+            Ok((a, saved)) => match a.decision {
+                Decision::Go | Decision::Duplicate => return took(a.at, None, a.decision, saved),
                 Decision::OverBudget(free_at) => return Ok(spent(site, free_at, a.at)),
                 // Due later: wait in the queue.
                 Decision::WaitUntil(_) => {}
-            }
+            },
         }
+        // The agent check was made with the look (or there was none).
+        with.check_agent = false;
         let mut place: Box<dyn Place> = match self.store.join_queue(site, deadline)? {
             Ok(p) => p,
             Err(QueueTimeout { ahead }) => {
@@ -397,10 +524,10 @@ impl<'a> Gate<'a> {
                     }
                 };
             }
-            let a = self
-                .store
-                .try_admit(site, call, policy, lease, deadline)
-                .map_err(|e| with_retry(e, policy))?;
+            let (a, saved) = match self.look(call, site, policy, lease, deadline, &with, false)? {
+                Ok(looked) => looked,
+                Err(other) => unreachable!("a look at the head of the queue did {other:?}"),
+            };
             // The store's wait runs from now: whatever comes before the
             // sleep (a watch's teardown) comes out of it, not on top of it.
             let due = clock.mono().after(a.wait);
@@ -414,7 +541,7 @@ impl<'a> Gate<'a> {
                     } else {
                         drop(place);
                     }
-                    return took(a.at, Some(ticket), a.decision);
+                    return took(a.at, Some(ticket), a.decision, saved);
                 }
                 Decision::OverBudget(free_at) => return Ok(spent(site, free_at, a.at)),
                 Decision::WaitUntil(until) => until,
@@ -517,21 +644,23 @@ impl<'a> Gate<'a> {
     /// gate counts from; no sites if the call was not admitted by this gate
     /// and revealed nothing.
     pub fn finish(&self, call: &str, agent: Option<&str>, revealed: &[String]) -> Result<Finished> {
-        let record = self.store.take_call(call, agent)?;
-        let (mut sites, interval) = match &record {
-            Some(r) => (r.sites.clone(), r.interval_ms),
-            None if revealed.is_empty() => return Ok(Finished::default()),
-            None => (Vec::new(), 0),
-        };
-        for s in revealed {
-            if !sites.contains(s) {
-                sites.push(s.clone());
-            }
-        }
-        let mut times = Vec::with_capacity(sites.len());
-        for site in &sites {
-            times.push(self.store.finish(site, call, interval)?);
-        }
+        self.finish_then(call, agent, revealed, false)
+    }
+
+    /// [`Self::finish`], for a caller that reads the tab map right after
+    /// (`tabs`): a store that can reads it along with the finish.
+    pub fn finish_then(
+        &self,
+        call: &str,
+        agent: Option<&str>,
+        revealed: &[String],
+        tabs: bool,
+    ) -> Result<Finished> {
+        let (sites, times) = self
+            .store
+            .finish_call(call, agent, revealed, tabs)?
+            .into_iter()
+            .unzip();
         Ok(Finished { sites, times })
     }
 }

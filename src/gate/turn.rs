@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use super::{Admitted, Gate, SiteRequest, Turn};
+use super::{Admitted, Along, Gate, SiteRequest, Turn};
 use crate::{
     error::Result,
     pacing::{
@@ -36,8 +36,13 @@ pub struct Ask<'a> {
     pub max_wait_ms: u64,
     /// How long an admitted call holds its sites while in flight.
     pub hold_ms: u64,
-    /// The agent whose call it is, if any (its open call is recorded).
+    /// The agent whose call it is, if any: its open call is recorded, and
+    /// its previous call, if still open, is ended first
+    /// ([`Gate::end_previous`]).
     pub agent: Option<&'a str>,
+    /// `before_go` reads the tab map: a store that can reads it along with
+    /// the admission.
+    pub tabs: bool,
     /// The caller's line for the gate log: tool, session. Each line the turn
     /// writes starts from it, with its own kind, time and sites.
     pub line: &'a Record,
@@ -93,14 +98,27 @@ impl Gate<'_> {
         before_go: &mut dyn FnMut(&Admitted) -> Result<()>,
     ) -> Result<Turn> {
         let clock = self.store.clock();
+        // The agent's previous call is ended before this one waits; whether
+        // it is still open is asked along with the first look at the site,
+        // where the store can.
+        let mut check_agent = ask.agent.is_some();
         loop {
-            let turn = self.admit(
+            let along = Along {
+                check_agent: std::mem::take(&mut check_agent),
+                tabs: ask.tabs,
+            };
+            let Some(turn) = self.admit_as(
                 ask.call,
                 ask.requests,
                 ask.arrived,
                 ask.max_wait_ms,
                 ask.agent,
-            )?;
+                along,
+            )?
+            else {
+                self.end_previous_logged(ask)?;
+                continue;
+            };
             match &turn {
                 Turn::Admitted(a) => {
                     let sites: Vec<String> = a.sites.iter().map(|(s, _)| s.clone()).collect();
@@ -140,6 +158,26 @@ impl Gate<'_> {
             }
             return Ok(turn);
         }
+    }
+}
+
+impl Gate<'_> {
+    /// [`Gate::end_previous`] for `ask`'s agent, and its log line.
+    fn end_previous_logged(&self, ask: &Ask<'_>) -> Result<()> {
+        let Some(agent) = ask.agent else {
+            return Ok(());
+        };
+        if let Some((previous, f)) = self.end_previous(agent, ask.call)?
+            && !f.sites.is_empty()
+        {
+            let mut r = ask.line(Kind::Finish, f.at(), f.sites.clone());
+            r.call = Some(previous);
+            r.tool = String::new();
+            r.finished_ms = f.times;
+            r.reason = Some("no Post came; ended by the agent's next call".to_owned());
+            self.store.log(&r);
+        }
+        Ok(())
     }
 }
 

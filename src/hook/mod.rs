@@ -285,9 +285,6 @@ fn pace(
     let call = call_key(event, clock);
     let gate = Gate::new(store);
     let agent = event.agent();
-    if let Some(agent) = &agent {
-        end_previous_call(event, agent, &call, &gate, store)?;
-    }
     let mut line = record(event, Kind::Admit, 0);
     line.tool = label.clone();
     // The agent kills a hook at its timeout and runs the call unpaced: the
@@ -309,6 +306,7 @@ fn pace(
         max_wait_ms,
         hold_ms: config.hold_ms,
         agent: agent.as_deref(),
+        tabs: matches!(target, Target::Url { tab: Some(_), .. }),
         line: &line,
     };
     let turn = gate.take_turn(&ask, &mut |a| learn_before(target, store, a.at_ms))?;
@@ -367,28 +365,6 @@ fn learn_before(target: &Target, store: &dyn Store, now: u64) -> Result<()> {
     };
     let hosts = resolve::hosts_of_url(url);
     store.update_tabs(&|map: &mut TabMap| note_tab(map, tab, &hosts, false, now))
-}
-
-/// [`Gate::end_previous`], logged.
-fn end_previous_call(
-    event: &HookEvent,
-    agent: &str,
-    call: &str,
-    gate: &Gate<'_>,
-    store: &dyn Store,
-) -> Result<()> {
-    if let Some((previous, f)) = gate.end_previous(agent, call)?
-        && !f.sites.is_empty()
-    {
-        let mut r = record(event, Kind::Finish, f.at());
-        r.call = Some(previous);
-        r.tool = String::new();
-        r.finished_ms = f.times;
-        r.sites = f.sites;
-        r.reason = Some("no Post came; ended by the agent's next call".to_owned());
-        store.log(&r);
-    }
-    Ok(())
 }
 
 fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFailure> {
@@ -456,7 +432,8 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
         held = hold_loading(event, store, config).map_err(|e| not_recorded(&what, &e, config))?;
     }
     if held.is_none() && (event.tool_use_id.is_some() || !revealed.is_empty()) {
-        finished = record_finish(event, store, tool, &revealed)
+        let tabs = !(learned.tabs.is_empty() && learned.current.is_none());
+        finished = record_finish(event, store, tool, &revealed, tabs)
             .map_err(|e| not_recorded(&what, &e, config))?;
     }
     // Then what the sites said about the pace: a 429 or 503 holds the site
@@ -624,21 +601,22 @@ fn post_declared(ctx: &dyn Context, event: &HookEvent) -> Result<(), PostFailure
         .open_store(config)
         .map_err(|e| not_recorded(&what, &e, config))?;
     let store = store.as_ref();
-    record_finish(event, store, short(&event.tool_name), &[])
+    record_finish(event, store, short(&event.tool_name), &[], false)
         .map(|_| ())
         .map_err(|e| not_recorded(&what, &e, config))
 }
 
 /// Record the finish of the event's call, and on `revealed` sites, and log
-/// it. Returns the sites it was recorded on.
+/// it; `tabs`: the tab map is read next. Returns the sites it was recorded on.
 fn record_finish(
     event: &HookEvent,
     store: &dyn Store,
     tool: &str,
     revealed: &[String],
+    tabs: bool,
 ) -> Result<Vec<String>> {
     let key = call_key(event, store.clock());
-    let f = Gate::new(store).finish(&key, event.agent().as_deref(), revealed)?;
+    let f = Gate::new(store).finish_then(&key, event.agent().as_deref(), revealed, tabs)?;
     if !f.sites.is_empty() {
         let mut r = record(event, Kind::Finish, f.at());
         r.tool = tool.to_owned();

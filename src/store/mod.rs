@@ -52,6 +52,7 @@ use crate::{
     state_dir::Dir,
 };
 
+mod admission;
 pub mod file;
 mod heartbeat;
 mod log;
@@ -62,6 +63,7 @@ pub mod redis;
 mod sites;
 mod tabs;
 
+pub use admission::{Admission, AdmitCall, admit_in_parts, finish_in_parts};
 pub use file::FileStore;
 pub use log::Log;
 pub use memory::MemoryStore;
@@ -232,6 +234,28 @@ pub trait Store: Sites + Queue + Tabs + Log {
     /// timeout (which would let the call run unpaced). Local stores' I/O is
     /// bounded already (their locks wait with deadlines of their own).
     fn bound_io(&self, _until: Option<crate::pacing::clock::Mono>) {}
+
+    /// A call's admission at one site with the steps around it
+    /// ([`AdmitCall`]): one step where the store can, else
+    /// [`admit_in_parts`].
+    fn admit_call(&self, a: &AdmitCall<'_>) -> Result<Admission> {
+        admit_in_parts(self, a)
+    }
+
+    /// A call's finish on every site it marked and on `revealed`
+    /// ([`finish_in_parts`]), as one step where the store can. With `tabs`,
+    /// the caller reads the tab map right after: a store that can reads it
+    /// along, and its next [`Tabs::tabs`] answers from that read.
+    fn finish_call(
+        &self,
+        call: &str,
+        agent: Option<&str>,
+        revealed: &[String],
+        tabs: bool,
+    ) -> Result<Vec<(String, crate::pacing::clock::EpochMs)>> {
+        let _ = tabs;
+        finish_in_parts(self, call, agent, revealed)
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,8 @@ local WAKE_TTL = 10000        -- a wake-up nobody takes is gone after this
 
 local OK, CORRUPT = 0, 9
 local GO, DUPLICATE, WAIT, OVER_BUDGET = 0, 1, 2, 3
+-- What an admission that did nothing says (admit.lua).
+local AGENT_BUSY, QUEUED = 4, 5
 
 local function int(n) return string.format('%.0f', n) end
 local function add(a, b)
@@ -53,4 +55,41 @@ end
 local function flag(b)
   if b then return 1 end
   return 0
+end
+
+-- The marker that says which life of the server's data this is: set once
+-- (NX) by whoever finds it missing, with no expiry, so it goes only when
+-- the data goes (an empty restart, a flush). Returns it and whether this
+-- call set it.
+local function greet(fresh)
+  local created = redis.call('SET', P .. 'marker', fresh, 'NX')
+  return redis.call('GET', P .. 'marker'), flag(created)
+end
+
+-- How many live places in `queue` are ahead of `ticket` ('all': in the
+-- whole queue). Reclaims on the way every place whose key has expired (its
+-- process died, or was stopped for longer than its time to live) or that is
+-- older than stale_after, and then wakes the new head.
+local function ahead(queue, ticket, stale_after_ms)
+  local upto = '+inf'
+  if ticket ~= 'all' then upto = '(' .. ticket end
+  local stale = now_us() - stale_after_ms * 1000
+  local n, reclaimed = 0, false
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', queue, '-inf', upto)) do
+    if redis.call('EXISTS', P .. 'place:' .. m) == 0 or tonumber(m) < stale then
+      redis.call('ZREM', queue, m)
+      redis.call('DEL', P .. 'place:' .. m, P .. 'wake:' .. m)
+      reclaimed = true
+    else
+      n = n + 1
+    end
+  end
+  if reclaimed then
+    local head = redis.call('ZRANGE', queue, 0, 0)[1]
+    if head and head ~= ticket then
+      redis.call('LPUSH', P .. 'wake:' .. head, '1')
+      redis.call('PEXPIRE', P .. 'wake:' .. head, WAKE_TTL)
+    end
+  end
+  return n
 end

@@ -7,10 +7,10 @@
 //! replicate their effects, the default since Redis 5 and the only mode in
 //! 7). Clients whose clocks disagree by minutes still keep the gap, because
 //! no client's clock takes part in a decision. The process's own
-//! [`OffsetClock`] is set to the server's time when the process first reads
-//! it, for what it stamps on its own (log lines, tab ages, messages); a Post
-//! stamps its finish before that, by the server's clock, one round trip
-//! sooner.
+//! [`OffsetClock`] is set to the server's time, for what it stamps on its
+//! own (log lines, tab ages, messages), from the first script that brings
+//! it (an admission does), or, if the process reads its wall clock before
+//! any did, by a greeting of its own (`hello.lua`) then.
 //!
 //! # What is atomic how
 //! - The steps of [`crate::pacing::step`] (an admission: drop lapsed leases,
@@ -21,17 +21,26 @@
 //!   told by the Rust which policy heals a lost state): the server runs a
 //!   script with nothing else in between, so no read-then-write ever
 //!   crosses the network. Scripts are sent by hash
-//!   (`EVALSHA`) and loaded again when the server answers `NOSCRIPT` (after
-//!   a restart).
+//!   (`EVALSHA`), and whole (`EVAL`, which loads them) when the server
+//!   answers `NOSCRIPT` (a restart, a fresh server).
+//! - A call's admission at its one site ([`crate::store::Store::admit_call`])
+//!   is one script with everything around it: whether the agent's open
+//!   call is another one, whether others queue, the look, the call's
+//!   record, the server's time and data marker, and the tab map the
+//!   caller reads next. A paced navigate of a free site is one round trip.
 //! - Joining, leaving and reclaiming queue places are scripts too. Leaving
 //!   is sent without waiting for the answer (see below).
 //! - A backoff step is an optimistic transaction (`WATCH` the state, run
 //!   `step::apply` with its closure here, `MULTI`/`EXEC`, again if the
 //!   state changed meanwhile): it is rare, and its closure cannot run on the
 //!   server.
-//! - The tab map is looked at first with a plain `GET` (most events change
-//!   nothing), and changed in the same kind of transaction. A call record
-//!   is one `MULTI` (with an agent) or one `SET`; taking it is one script.
+//! - The tab map is looked at first (most events change nothing): read
+//!   along with the admission or the finish before it, or with a plain
+//!   `GET`; and changed by a compare-and-set script (`set_tabs.lua`: written
+//!   if still the map read, else tried again on what is there). A call record
+//!   is saved by the admission script (or one `MULTI`, or one `SET`);
+//!   taking it is a script, and a Post's finish takes it and finishes every
+//!   site it names in one (`finish_call.lua`).
 //! - The gate log is appended with `XADD` after the step it records, best
 //!   effort, as the file log is.
 //! - Best-effort writes (the log's `XADD`, leaving a queue) do not wait for
@@ -97,7 +106,7 @@ use std::{
     collections::BTreeMap,
     io::Read,
     path::PathBuf,
-    sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock},
+    sync::{Arc, Mutex, MutexGuard, OnceLock},
     time::{Duration, Instant},
 };
 
@@ -148,32 +157,78 @@ const TABS_TTL_MS: u64 = 30 * 24 * 3_600_000;
 /// The file in the state directory with the last marker seen on each server.
 const SEEN_FILE: &str = "redis-seen.json";
 
-/// Reply codes shared with the scripts.
+/// Reply codes shared with the scripts (`base.lua`).
 const CORRUPT: i64 = 9;
+const AGENT_BUSY: i64 = 4;
+const QUEUED: i64 = 5;
+
+/// A script of the store: its source and its SHA-1, for `EVALSHA`.
+pub(super) struct Lua {
+    src: &'static str,
+    hash: OnceLock<String>,
+}
+
+impl Lua {
+    const fn new(src: &'static str) -> Self {
+        Self {
+            src,
+            hash: OnceLock::new(),
+        }
+    }
+
+    /// Hashed the first time it is used: each on its own, and the queue's
+    /// scripts leave `state.lua` out. Hashing is the largest user-space
+    /// cost of an event on this store (6 % of its samples under `perf` when
+    /// all eleven were hashed up front).
+    fn hash(&self) -> &str {
+        self.hash
+            .get_or_init(|| Script::new(self.src).get_hash().to_owned())
+    }
+
+    /// Run the script on `keys` and `args`: by hash, and on `NOSCRIPT` (a
+    /// server that restarted, or never ran it) as source with `EVAL`, which
+    /// loads it too: one round trip more, where the crate's own fallback
+    /// (`SCRIPT LOAD`, then `EVALSHA` again) took two.
+    fn call<T: redis::FromRedisValue>(
+        &self,
+        c: &mut Connection,
+        keys: &[&str],
+        args: &[&str],
+    ) -> RedisResult<T> {
+        let by_hash = redis::cmd("EVALSHA")
+            .arg(self.hash())
+            .arg(keys.len())
+            .arg(keys)
+            .arg(args)
+            .query(c);
+        match by_hash {
+            Err(e) if e.code() == Some("NOSCRIPT") => redis::cmd("EVAL")
+                .arg(self.src)
+                .arg(keys.len())
+                .arg(keys)
+                .arg(args)
+                .query(c),
+            other => other,
+        }
+    }
+}
 
 /// One script: `redis/base.lua` (prefix, clock, numbers), for the steps on
 /// a site's state `redis/state.lua` (`decision.rs` in Lua), and the step
-/// itself; hashed (SHA-1, for `EVALSHA`) the first time it is used. Each is
-/// hashed on its own, and the queue's scripts leave `state.lua` out:
-/// hashing is the largest user-space cost of an event on this store (6 % of
-/// its samples under `perf` when all eleven were hashed up front).
+/// itself.
 macro_rules! script {
     ($name:ident, $file:literal) => {
-        static $name: LazyLock<Script> = LazyLock::new(|| {
-            Script::new(concat!(
-                include_str!("base.lua"),
-                include_str!("state.lua"),
-                include_str!(concat!($file, ".lua"))
-            ))
-        });
+        static $name: Lua = Lua::new(concat!(
+            include_str!("base.lua"),
+            include_str!("state.lua"),
+            include_str!(concat!($file, ".lua"))
+        ));
     };
     ($name:ident, $file:literal, base only) => {
-        static $name: LazyLock<Script> = LazyLock::new(|| {
-            Script::new(concat!(
-                include_str!("base.lua"),
-                include_str!(concat!($file, ".lua"))
-            ))
-        });
+        static $name: Lua = Lua::new(concat!(
+            include_str!("base.lua"),
+            include_str!(concat!($file, ".lua"))
+        ));
     };
 }
 
@@ -191,6 +246,8 @@ script!(AHEAD, "ahead", base only);
 /// last loaded would answer `EVALSHA` with `NOSCRIPT`, which nobody reads.
 const LEAVE_SRC: &str = concat!(include_str!("base.lua"), include_str!("leave.lua"));
 script!(TAKE_CALL, "take_call", base only);
+script!(FINISH_CALL, "finish_call");
+script!(SET_TABS, "set_tabs", base only);
 
 /// What the store and its places, leases and watches share: the server and
 /// the connections to it.
@@ -357,8 +414,14 @@ impl Inner {
     /// The one-line error for `e`: the server, what went wrong, what to do.
     fn error(&self, e: &RedisError) -> Error {
         let detail = e.to_string();
+        // A server that wants a password refuses a long command from a
+        // client that gave none ("Protocol error: unauthenticated multibulk
+        // length") before it can say NOAUTH: the first command of an event
+        // is one script with all its arguments.
         let (setup, problem) = if e.kind() == redis::ErrorKind::AuthenticationFailed
             || matches!(e.code(), Some("WRONGPASS" | "NOAUTH"))
+            || detail.contains("unauthenticated multibulk")
+            || detail.contains("unauthenticated bulk")
         {
             (
                 true,
@@ -534,8 +597,16 @@ pub struct RedisStore {
     /// marker last seen on the server.
     home: PathBuf,
     root: OnceLock<Result<Dir, String>>,
-    /// Set once `hello` ran: on the first read of the clock.
+    /// Set once the server's time and marker were read: by the first
+    /// script that brought them, or `hello` on the first read of the clock
+    /// before any did.
     greeted: OnceLock<()>,
+    /// The tab map as a script read it along with its step, for the next
+    /// [`crate::store::Tabs::tabs`] (once): `Some(None)` is no map.
+    tabs_read: Mutex<Option<Option<String>>>,
+    /// Each site's state as the last finish script left it, for the next
+    /// look at that site (once).
+    states_read: Mutex<Vec<(String, String)>>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -563,6 +634,13 @@ impl Reply {
 
     fn uint(&self, i: usize) -> u64 {
         self.int(i).max(0) as u64
+    }
+
+    fn opt_text(&self, i: usize) -> Option<String> {
+        match self.0.get(i) {
+            Some(Value::BulkString(b)) => Some(String::from_utf8_lossy(b).into_owned()),
+            _ => None,
+        }
     }
 
     fn text(&self, i: usize) -> String {
@@ -615,7 +693,14 @@ impl RedisStore {
         // No CLIENT SETINFO on connecting: without a password or a database
         // to select, connecting then costs no round trip of its own.
         let quiet = info.redis_settings().clone().set_skip_set_lib_name();
-        let client = redis::Client::open(info.set_redis_settings(quiet)).map_err(bad_url)?;
+        // No Nagle: a write that follows another before its answer (the
+        // deferred writes sent ahead of a command, a pipeline) would wait
+        // for the first one's acknowledgement, a round trip, before it left.
+        // Every command goes out whole in one write, so there is nothing
+        // for Nagle to coalesce.
+        let tcp = info.tcp_settings().clone().set_nodelay(true);
+        let info = info.set_redis_settings(quiet).set_tcp_settings(tcp);
+        let client = redis::Client::open(info).map_err(bad_url)?;
         let store = Self {
             inner: Arc::new(Inner {
                 client,
@@ -635,6 +720,8 @@ impl RedisStore {
             home: home.into(),
             root: OnceLock::new(),
             greeted: OnceLock::new(),
+            tabs_read: Mutex::new(None),
+            states_read: Mutex::new(Vec::new()),
         };
         // Connect now (and authenticate): a server that cannot be reached
         // is an error here. The greeting waits for the first read of the
@@ -690,21 +777,27 @@ impl RedisStore {
         });
     }
 
+    /// Greeted by a script's reply: the server's time `server_us`, read
+    /// between `before` (this machine's µs when the script was sent) and
+    /// now, and its marker.
+    fn greeted_by(&self, server_us: i64, before: i64, marker: &str, created: bool) {
+        let after = OffsetClock::local_us();
+        self.greeted.get_or_init(|| {
+            // Half the round trip either side: the server read its clock
+            // somewhere between, most likely in the middle.
+            self.clock.set_offset_us(server_us - (before + after) / 2);
+            self.notice_marker(marker, created);
+        });
+    }
+
     fn hello(&self) -> Result<()> {
-        let fresh = format!(
-            "{}-{:016x}",
-            OffsetClock::local_us(),
-            crate::pacing::request::random_u64()
-        );
+        let fresh = fresh_marker();
         let before = OffsetClock::local_us();
-        let r: Reply = self.inner.run(|c| {
-            HELLO
-                .key(format!("{PREFIX}marker"))
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(&fresh)
-                .invoke(c)
-        })?;
+        let marker = format!("{PREFIX}marker");
+        let clock = self.inner.clock_arg();
+        let r: Reply = self
+            .inner
+            .run(|c| HELLO.call(c, &[&marker], &[PREFIX, &clock, &fresh]))?;
         let after = OffsetClock::local_us();
         // Half the round trip either side: the server read its clock
         // somewhere between, most likely in the middle.
@@ -763,13 +856,63 @@ impl RedisStore {
     }
 }
 
+/// A new marker for the server's data, should it have none.
+fn fresh_marker() -> String {
+    format!(
+        "{}-{:016x}",
+        OffsetClock::local_us(),
+        crate::pacing::request::random_u64()
+    )
+}
+
+/// The store's clock: the server's, as far as this process knows it. The
+/// first read of the wall clock before any script brought the server's time
+/// greets the server (`hello`); the monotonic scale needs no greeting.
+impl Clock for RedisStore {
+    fn now_floor(&self) -> EpochMs {
+        self.greet();
+        self.clock.now_floor()
+    }
+
+    fn now_ceil(&self) -> EpochMs {
+        self.greet();
+        self.clock.now_ceil()
+    }
+
+    fn until(&self, at: EpochMs) -> Duration {
+        self.greet();
+        self.clock.until(at)
+    }
+
+    fn mono(&self) -> Mono {
+        self.clock.mono()
+    }
+
+    fn sleep(&self, d: Duration) {
+        self.clock.sleep(d)
+    }
+}
+
 impl Store for RedisStore {
     fn clock(&self) -> &dyn Clock {
-        self.greet();
         match &self.inner.fake {
             Some(fake) => fake.as_ref(),
-            None => self.clock.as_ref(),
+            None => self,
         }
+    }
+
+    fn admit_call(&self, a: &crate::store::AdmitCall<'_>) -> Result<crate::store::Admission> {
+        self.admit_at_once(a)
+    }
+
+    fn finish_call(
+        &self,
+        call: &str,
+        agent: Option<&str>,
+        revealed: &[String],
+        tabs: bool,
+    ) -> Result<Vec<(String, EpochMs)>> {
+        self.finish_at_once(call, agent, revealed, tabs)
     }
 
     fn describe(&self) -> String {

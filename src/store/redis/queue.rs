@@ -10,21 +10,18 @@ use super::*;
 use crate::store::{Lease, Place, Queue, QueueTimeout};
 
 impl RedisStore {
-    fn queue_key(&self, site: &str) -> String {
+    pub(super) fn queue_key(&self, site: &str) -> String {
         self.inner.key("queue", site)
     }
 
     fn ahead(&self, site: &str, ticket: Option<u64>) -> Result<usize> {
         let queue = self.queue_key(site);
-        let n: i64 = self.inner.run(|c| {
-            AHEAD
-                .key(&queue)
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(ticket.map_or_else(|| "all".to_owned(), |t| t.to_string()))
-                .arg(self.settings.stale_after_ms)
-                .invoke(c)
-        })?;
+        let clock = self.inner.clock_arg();
+        let ticket = ticket.map_or_else(|| "all".to_owned(), |t| t.to_string());
+        let stale = self.settings.stale_after_ms.to_string();
+        let n: i64 = self
+            .inner
+            .run(|c| AHEAD.call(c, &[&queue], &[PREFIX, &clock, &ticket, &stale]))?;
         Ok(n.max(0) as usize)
     }
 }
@@ -124,15 +121,13 @@ impl Queue for RedisStore {
         deadline: Mono,
     ) -> Result<Result<Box<dyn Place>, QueueTimeout>> {
         let queue = self.queue_key(site);
-        let ticket: u64 = self.inner.run(|c| {
-            JOIN.key(&queue)
-                .key(format!("{PREFIX}ticket"))
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(LEASE_TTL.as_millis() as u64)
-                .arg(self.settings.stale_after_ms)
-                .invoke(c)
-        })?;
+        let last = format!("{PREFIX}ticket");
+        let clock = self.inner.clock_arg();
+        let ttl = (LEASE_TTL.as_millis() as u64).to_string();
+        let stale = self.settings.stale_after_ms.to_string();
+        let (ticket, mut ahead): (u64, usize) = self
+            .inner
+            .run(|c| JOIN.call(c, &[&queue, &last], &[PREFIX, &clock, &ttl, &stale]))?;
         let alive_at = Arc::new(Mutex::new(Instant::now()));
         let place = RedisPlace {
             _beat: keep_place_alive(
@@ -146,8 +141,8 @@ impl Queue for RedisStore {
             alive_at,
         };
         let wake = self.inner.key("wake", &ticket.to_string());
+        // The first look was made by the join.
         loop {
-            let ahead = self.ahead(site, Some(ticket))?;
             if ahead == 0 {
                 return Ok(Ok(Box::new(place)));
             }
@@ -156,6 +151,7 @@ impl Queue for RedisStore {
                 return Ok(Err(QueueTimeout { ahead }));
             }
             self.inner.block_pop(&wake, left.min(QUEUE_BACKSTOP))?;
+            ahead = self.ahead(site, Some(ticket))?;
         }
     }
 

@@ -4,12 +4,11 @@
 
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 
-use redis::Script;
-
 use super::*;
+use crate::store::Attempt;
 use crate::{
     pacing::step::{self, Applied, Look, Now, Step},
-    store::{Sites, Stepped, Watch},
+    store::{Admission, AdmitCall, CallRecord, Sites, Stepped, Watch},
 };
 
 impl RedisStore {
@@ -23,21 +22,15 @@ impl RedisStore {
 
     /// Run a step on `site`'s state: the script with the site's keys, the
     /// prefix, the clock, the site, `call` and `args`.
-    fn run_step(&self, script: &Script, site: &str, call: &str, args: &[String]) -> Result<Reply> {
+    fn run_step(&self, script: &Lua, site: &str, call: &str, args: &[String]) -> Result<Reply> {
         let [state, sites, changed] = self.site_keys(site);
-        self.inner.run(|c| {
-            let mut inv = script.key(&state);
-            inv.key(&sites)
-                .key(&changed)
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(site)
-                .arg(call);
-            for a in args {
-                inv.arg(a);
-            }
-            inv.invoke(c)
-        })
+        let clock = self.inner.clock_arg();
+        let argv: Vec<&str> = [PREFIX, &clock, site, call]
+            .into_iter()
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        self.inner
+            .run(|c| script.call(c, &[&state, &sites, &changed], &argv))
     }
 
     /// The lost-state rule's error, after a script healed `site`.
@@ -85,6 +78,138 @@ impl RedisStore {
             applied: Applied::Admit(look),
             left,
         })
+    }
+
+    /// [`Store::admit_call`] as one script (`admit.lua` with all its
+    /// arguments): the agent's slot, the queue, the look, the record, the
+    /// greeting and the tab map, in one round trip.
+    pub(super) fn admit_at_once(&self, a: &AdmitCall<'_>) -> Result<Admission> {
+        let policy = a.policy;
+        let heal = Step::Admit {
+            call: a.call,
+            policy,
+            lease: None,
+        }
+        .heal(&self.settings.lost);
+        let (calls, window) = match policy.budget {
+            Some(b) => (b.calls.to_string(), b.window_ms.to_string()),
+            None => (String::new(), String::new()),
+        };
+        let (record_key, kind, ttl) = match a.agent {
+            Some(agent) => (self.inner.key("agent", agent), "agent", AGENT_TTL_MS),
+            None => (self.inner.key("call", a.call), "call", CALL_TTL_MS),
+        };
+        let (head, tail) = record_around_start(a.record);
+        let greet = self.greeted.get().is_none();
+        let fresh = if greet { fresh_marker() } else { String::new() };
+        let [state, sites, changed] = self.site_keys(a.site);
+        let queue = self.queue_key(a.site);
+        let clock = self.inner.clock_arg();
+        let args: Vec<String> = vec![
+            policy.interval_ms.to_string(),
+            policy.hold_ms.to_string(),
+            calls,
+            window,
+            String::new(),
+            heal.interval_ms.to_string(),
+            heal.hold_ms.to_string(),
+            if a.if_unqueued {
+                self.settings.stale_after_ms.to_string()
+            } else {
+                String::new()
+            },
+            if a.check_agent && a.agent.is_some() {
+                "1"
+            } else {
+                ""
+            }
+            .to_owned(),
+            head,
+            tail,
+            kind.to_owned(),
+            ttl.to_string(),
+            fresh,
+            if a.tabs { "1" } else { "" }.to_owned(),
+        ];
+        let argv: Vec<&str> = [PREFIX, &clock, a.site, a.call]
+            .into_iter()
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        lock(&self.states_read).retain(|(s, _)| s != a.site);
+        let before = OffsetClock::local_us();
+        let r: Reply = self
+            .inner
+            .run(|c| ADMIT.call(c, &[&state, &sites, &changed, &record_key, &queue], &argv))?;
+        if greet {
+            self.greeted_by(r.int(3), before, &r.text(6), r.int(7) == 1);
+        }
+        // Read for the caller's next look at the tab map, which comes right
+        // after an admission: kept only then.
+        if a.tabs && matches!(r.int(0), 0 | 1) {
+            *lock(&self.tabs_read) = Some(r.opt_text(8));
+        }
+        match r.int(0) {
+            CORRUPT => Err(self.corrupt(a.site, &r.text(1), &heal)),
+            AGENT_BUSY => Ok(Admission::AgentBusy),
+            QUEUED => Ok(Admission::Queued),
+            _ => Ok(Admission::Looked(Attempt::of(&self.look(&r)?))),
+        }
+    }
+
+    /// [`Store::finish_call`] as one script (`finish_call.lua`): the
+    /// record taken, every site finished, the greeting and the tab map, in
+    /// one round trip. Each site's state after its finish is kept for the
+    /// caller's next look at it ([`Sites::site_state`]: the Post looks for a
+    /// backoff to reset).
+    pub(super) fn finish_at_once(
+        &self,
+        call: &str,
+        agent: Option<&str>,
+        revealed: &[String],
+        tabs: bool,
+    ) -> Result<Vec<(String, EpochMs)>> {
+        let lost = self.settings.lost;
+        let agent_key = agent.map(|a| self.inner.key("agent", a));
+        let call_key = self.inner.key("call", call);
+        let keys: Vec<&str> = agent_key
+            .iter()
+            .map(String::as_str)
+            .chain([call_key.as_str()])
+            .collect();
+        let greet = self.greeted.get().is_none();
+        let fresh = if greet { fresh_marker() } else { String::new() };
+        let clock = self.inner.clock_arg();
+        let (interval, hold) = (lost.interval_ms.to_string(), lost.hold_ms.to_string());
+        let argv: Vec<&str> = [
+            PREFIX,
+            &clock,
+            call,
+            if agent.is_some() { "1" } else { "" },
+            &interval,
+            &hold,
+            &fresh,
+            if tabs { "1" } else { "" },
+        ]
+        .into_iter()
+        .chain(revealed.iter().map(String::as_str))
+        .collect();
+        let before = OffsetClock::local_us();
+        let r: Reply = self.inner.run(|c| FINISH_CALL.call(c, &keys, &argv))?;
+        if greet {
+            self.greeted_by(r.int(0), before, &r.text(1), r.int(2) == 1);
+        }
+        if tabs {
+            *lock(&self.tabs_read) = Some(r.opt_text(3));
+        }
+        let mut done = Vec::new();
+        let mut read = lock(&self.states_read);
+        read.clear();
+        for i in (4..r.0.len()).step_by(3) {
+            let site = r.text(i);
+            read.push((site.clone(), r.text(i + 2)));
+            done.push((site, r.uint(i + 1)));
+        }
+        Ok(done)
     }
 
     /// [`Step::Backoff`]: an optimistic transaction, since its closure
@@ -191,6 +316,11 @@ struct RedisWatch {
 
 impl Watch for RedisWatch {
     fn wait(&mut self, timeout: Duration) -> Result<()> {
+        // The wait is on another connection: what is still deferred on the
+        // main one (the watch's own start) goes first.
+        if lock(&self.inner.deferred).1 > 0 {
+            self.inner.run(|_| Ok(()))?;
+        }
         self.inner
             .block_pop(&self.key, timeout.min(WATCH_BACKSTOP))
             .map(|_| ())
@@ -199,6 +329,8 @@ impl Watch for RedisWatch {
 
 impl Sites for RedisStore {
     fn step(&self, site: &str, step: Step<'_>, _deadline: Option<Mono>) -> Result<Stepped> {
+        // What a finish read of this site is stale once another step ran.
+        lock(&self.states_read).retain(|(s, _)| s != site);
         // Every script ends its arguments with the policy a state that
         // cannot be read is rebuilt with.
         let heal = step.heal(&self.settings.lost);
@@ -259,8 +391,9 @@ impl Sites for RedisStore {
     fn watch(&self, site: &str) -> Result<Box<dyn Watch>> {
         let key = self.inner.key("changed", site);
         // Watching starts now: a wake-up left from before is not for us.
-        self.inner
-            .run(|c| redis::cmd("DEL").arg(&key).query::<i64>(c))?;
+        // Sent ahead of the next command (the look that comes next, on the
+        // same connection, so in order), not in a round trip of its own.
+        self.inner.defer(redis::cmd("DEL").arg(&key));
         Ok(Box::new(RedisWatch {
             inner: self.inner.clone(),
             key,
@@ -268,6 +401,15 @@ impl Sites for RedisStore {
     }
 
     fn site_state(&self, site: &str) -> Result<Option<SiteState>> {
+        // Read by the finish just made, for this look (once).
+        let kept = {
+            let mut read = lock(&self.states_read);
+            let at = read.iter().position(|(s, _)| s == site);
+            at.map(|i| read.swap_remove(i).1)
+        };
+        if let Some(text) = kept {
+            return self.parse_state(site, &text).map(Some);
+        }
         let key = self.inner.key("site", site);
         let raw: Option<String> = self.inner.run(|c| {
             match redis::cmd("GET").arg(&key).query(c) {
@@ -290,4 +432,19 @@ impl Sites for RedisStore {
         sites.sort();
         Ok(sites)
     }
+}
+
+/// `record`'s JSON around its `started_ms`, which the admission script
+/// writes in.
+fn record_around_start(record: &CallRecord) -> (String, String) {
+    const MARK: &str = "\"started_ms\":18446744073709551615";
+    let text = serde_json::to_string(&CallRecord {
+        started_ms: u64::MAX,
+        ..record.clone()
+    })
+    .expect("record serializes");
+    let (head, tail) = text
+        .split_once(MARK)
+        .expect("a record's JSON names its started_ms once");
+    (format!("{head}\"started_ms\":"), tail.to_owned())
 }

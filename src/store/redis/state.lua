@@ -114,8 +114,13 @@ local function new_state(site)
   return { site = site, after_ms = 0, in_flight = {}, admits = {}, keep = 0 }
 end
 
--- KEYS[1] is the site's state, KEYS[2] the set of known sites (score: the
--- last write), KEYS[3] the site's wake-up list.
+-- K.state is the site's state, K.sites the set of known sites (score: the
+-- last write), K.changed the site's wake-up list: KEYS[1] to KEYS[3], or
+-- another site's after on_site().
+local K = { state = KEYS[1], sites = KEYS[2], changed = KEYS[3] }
+local function on_site(site)
+  K.state, K.sites, K.changed = P .. 'site:' .. site, P .. 'sites', P .. 'changed:' .. site
+end
 --
 -- Returns the state and the stored text (false: a new site), or nil and why
 -- it cannot be read. A state missing while the set of known sites says it
@@ -123,10 +128,10 @@ end
 -- with a site directory without its state file, that reads as busy, never
 -- as a new site. An empty server has neither, and is a fresh gate.
 local function load(site, now_ms)
-  local raw = redis.pcall('GET', KEYS[1])
+  local raw = redis.pcall('GET', K.state)
   if type(raw) == 'table' then return nil, 'wrongtype' end
   if raw == false then
-    local seen = redis.call('ZSCORE', KEYS[2], site)
+    local seen = redis.call('ZSCORE', K.sites, site)
     if seen and tonumber(seen) + STATE_TTL - 60000 > now_ms then return nil, 'missing' end
     return new_state(site), false
   end
@@ -139,17 +144,17 @@ end
 local function save(site, s, raw, now_ms)
   local text = encode(s)
   if text == raw then return false end
-  redis.call('SET', KEYS[1], text, 'PX', int(STATE_TTL))
-  redis.call('ZADD', KEYS[2], int(now_ms), site)
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. int(now_ms - STATE_TTL))
+  redis.call('SET', K.state, text, 'PX', int(STATE_TTL))
+  redis.call('ZADD', K.sites, int(now_ms), site)
+  redis.call('ZREMRANGEBYSCORE', K.sites, '-inf', '(' .. int(now_ms - STATE_TTL))
   return true
 end
 
 -- Tell whoever watches the site that its state changed.
 local function wake()
-  redis.call('LPUSH', KEYS[3], '1')
-  redis.call('LTRIM', KEYS[3], 0, 0)
-  redis.call('PEXPIRE', KEYS[3], WAKE_TTL)
+  redis.call('LPUSH', K.changed, '1')
+  redis.call('LTRIM', K.changed, 0, 0)
+  redis.call('PEXPIRE', K.changed, WAKE_TTL)
 end
 
 -- SiteState::lost, written in place of a state that cannot be read, which is
@@ -159,8 +164,8 @@ local function heal(site, why, us, interval, hold)
   local now = ceil_ms(us)
   local aside = ''
   if why ~= 'missing' then
-    aside = KEYS[1] .. ':lost-' .. int(now)
-    redis.call('RENAME', KEYS[1], aside)
+    aside = K.state .. ':lost-' .. int(now)
+    redis.call('RENAME', K.state, aside)
     redis.call('PEXPIRE', aside, ASIDE_TTL)
   end
   local s = new_state(site)

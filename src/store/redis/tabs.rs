@@ -1,4 +1,4 @@
-//! The Redis store's tab map (one key, changed in a transaction) and call
+//! The Redis store's tab map (one key, changed by compare-and-set) and call
 //! records (an agent's hash, or a key per call).
 
 use super::*;
@@ -16,43 +16,75 @@ fn slot_fields(record: &CallRecord) -> [(&'static str, String); 3] {
     ]
 }
 
+impl RedisStore {
+    /// The tab map's text: as a script read it along with its step, once,
+    /// or from the server.
+    fn tabs_raw(&self) -> Result<Option<String>> {
+        match lock(&self.tabs_read).take() {
+            Some(raw) => Ok(raw),
+            None => self.read_tabs(),
+        }
+    }
+
+    fn read_tabs(&self) -> Result<Option<String>> {
+        let key = format!("{PREFIX}tabs");
+        self.inner
+            .run(|c| match redis::cmd("GET").arg(&key).query(c) {
+                // Not a string: no map (replaced on the next write, as the file
+                // store sets aside what is not a file).
+                Err(e) if e.code() == Some("WRONGTYPE") => Ok(None),
+                r => r,
+            })
+    }
+
+    /// Apply `change` to the map read as `raw`, and write it back if it
+    /// changed and nobody wrote it since; else again on what is there now.
+    fn set_tabs(
+        &self,
+        mut raw: Option<String>,
+        change: &dyn Fn(&mut TabMap) -> bool,
+    ) -> Result<()> {
+        let key = format!("{PREFIX}tabs");
+        let (clock, ttl) = (self.inner.clock_arg(), TABS_TTL_MS.to_string());
+        // A map a script read along is stale once this writes.
+        lock(&self.tabs_read).take();
+        loop {
+            let mut map = raw
+                .as_deref()
+                .map_or_else(TabMap::default, |t| TabMap::read(t.as_bytes()));
+            if !change(&mut map) {
+                return Ok(());
+            }
+            let text = serde_json::to_string(&map).expect("tab map serializes");
+            // The crate's SHA-1 of a script's text, here of the map's.
+            let seen = raw
+                .as_deref()
+                .map_or_else(String::new, |t| redis::Script::new(t).get_hash().to_owned());
+            let r: Reply = self
+                .inner
+                .run(|c| SET_TABS.call(c, &[&key], &[PREFIX, &clock, &seen, &text, &ttl]))?;
+            if r.int(0) == 1 {
+                return Ok(());
+            }
+            raw = r.opt_text(1);
+        }
+    }
+}
+
 impl Tabs for RedisStore {
     fn tabs(&self) -> Result<TabMap> {
-        let raw: Option<String> =
-            self.inner.run(
-                |c| match redis::cmd("GET").arg(format!("{PREFIX}tabs")).query(c) {
-                    Err(e) if e.code() == Some("WRONGTYPE") => Ok(None),
-                    r => r,
-                },
-            )?;
+        let raw = self.tabs_raw()?;
         Ok(raw.map_or_else(TabMap::default, |t| TabMap::read(t.as_bytes())))
     }
 
+    fn update_tabs(&self, f: &dyn Fn(&mut TabMap)) -> Result<()> {
+        let raw = self.tabs_raw()?;
+        self.set_tabs(raw, &|map| map.change(f))
+    }
+
     fn change_tabs(&self, change: &dyn Fn(&mut TabMap) -> bool) -> Result<()> {
-        let key = format!("{PREFIX}tabs");
-        self.inner.run(|c| {
-            redis::transaction(c, &[&key], |c, pipe| {
-                let raw: Option<String> = match redis::cmd("GET").arg(&key).query(c) {
-                    Ok(r) => r,
-                    // Not a string: replaced below, as the file store sets
-                    // aside what is not a file.
-                    Err(e) if e.code() == Some("WRONGTYPE") => None,
-                    Err(e) => return Err(e),
-                };
-                let mut map = raw.map_or_else(TabMap::default, |t| TabMap::read(t.as_bytes()));
-                if !change(&mut map) {
-                    return Ok(Some(()));
-                }
-                let text = serde_json::to_string(&map).expect("tab map serializes");
-                pipe.cmd("SET")
-                    .arg(&key)
-                    .arg(text)
-                    .arg("PX")
-                    .arg(TABS_TTL_MS)
-                    .ignore()
-                    .query::<Option<()>>(c)
-            })
-        })
+        let raw = self.read_tabs()?;
+        self.set_tabs(raw, change)
     }
 
     fn save_call(&self, record: &CallRecord, agent: Option<&str>) -> Result<()> {
@@ -94,17 +126,16 @@ impl Tabs for RedisStore {
 
     fn take_call(&self, call: &str, agent: Option<&str>) -> Result<Option<CallRecord>> {
         let call_key = self.inner.key("call", call);
-        let raw: Option<String> = self.inner.run(|c| {
-            let mut inv = TAKE_CALL.prepare_invoke();
-            if let Some(agent) = agent {
-                inv.key(self.inner.key("agent", agent));
-            }
-            inv.key(&call_key)
-                .arg(PREFIX)
-                .arg(self.inner.clock_arg())
-                .arg(call)
-                .invoke(c)
-        })?;
+        let agent_key = agent.map(|a| self.inner.key("agent", a));
+        let keys: Vec<&str> = agent_key
+            .iter()
+            .map(String::as_str)
+            .chain([call_key.as_str()])
+            .collect();
+        let clock = self.inner.clock_arg();
+        let raw: Option<String> = self
+            .inner
+            .run(|c| TAKE_CALL.call(c, &keys, &[PREFIX, &clock, call]))?;
         Ok(raw.and_then(|t| serde_json::from_str(&t).ok()))
     }
 

@@ -464,3 +464,189 @@ fn an_empty_server_is_noticed_once() {
     open();
     assert_eq!(notes(), 2, "the data went away");
 }
+
+#[test]
+fn an_admission_in_one_script_does_what_its_parts_do() {
+    use crate::store::{Admission, AdmitCall, admit_in_parts};
+    // The same asks on two servers at the same (test) clock: one store in
+    // one script, the other through the parts, each its own step.
+    let (one, parts) = (Server::start(), Server::start());
+    let (a, b) = (store(&one, "at-once"), store(&parts, "in-parts"));
+    let t0 = 1_800_000_000_000_000u64;
+    let record = |call: &str| CallRecord {
+        call: call.to_owned(),
+        sites: vec!["x.com".to_owned()],
+        started_ms: 0,
+        interval_ms: P.interval_ms,
+    };
+    let mut wait_a = None;
+    let mut wait_b = None;
+    let steps: &[(u64, &str, Option<&str>, bool, bool)] = &[
+        // (µs after t0, call, agent, check_agent, if_unqueued)
+        (0, "s#1", Some("s"), true, true),
+        (10, "s#2", Some("s"), true, true),
+        (20, "s#1", Some("s"), true, true),
+        (30, "#9", None, false, true),
+        (40, "t#1", Some("t"), true, false),
+    ];
+    for (i, &(dt, call, agent, check_agent, if_unqueued)) in steps.iter().enumerate() {
+        if i == 4 {
+            // Someone queues: the fast path does nothing, the head looks.
+            wait_a = Some(a.join_queue("x.com", soon(&a)).unwrap().unwrap());
+            wait_b = Some(b.join_queue("x.com", soon(&b)).unwrap().unwrap());
+            let ask = AdmitCall {
+                site: "x.com",
+                call: "u#1",
+                policy: &P,
+                deadline: soon(&a),
+                if_unqueued: true,
+                agent: Some("u"),
+                check_agent: true,
+                record: &record("u#1"),
+                tabs: false,
+            };
+            assert_eq!(a.admit_call(&ask).unwrap(), Admission::Queued);
+            assert_eq!(admit_in_parts(&b, &ask).unwrap(), Admission::Queued);
+        }
+        a.set_test_clock(Some(t0 + dt * 1000));
+        b.set_test_clock(Some(t0 + dt * 1000));
+        let rec = record(call);
+        let ask = AdmitCall {
+            site: "x.com",
+            call,
+            policy: &P,
+            deadline: soon(&a),
+            if_unqueued,
+            agent,
+            check_agent,
+            record: &rec,
+            tabs: true,
+        };
+        let (x, y) = (
+            a.admit_call(&ask).unwrap(),
+            admit_in_parts(&b, &ask).unwrap(),
+        );
+        let strip = |m: Admission| match m {
+            Admission::Looked(at) => Admission::Looked(Attempt {
+                wait: Duration::ZERO,
+                ..at
+            }),
+            other => other,
+        };
+        assert_eq!(strip(x), strip(y), "step {i}");
+        let kind = match x {
+            Admission::Looked(at) => match at.decision {
+                Decision::Go => "go",
+                Decision::Duplicate => "duplicate",
+                Decision::WaitUntil(_) => "wait",
+                Decision::OverBudget(_) => "over budget",
+            },
+            Admission::AgentBusy => "agent busy",
+            Admission::Queued => "queued",
+        };
+        assert_eq!(
+            kind,
+            ["go", "agent busy", "duplicate", "wait", "wait"][i],
+            "step {i}"
+        );
+        assert_eq!(
+            a.site_state("x.com").unwrap(),
+            b.site_state("x.com").unwrap(),
+            "step {i}"
+        );
+        if let Some(agent) = agent {
+            assert_eq!(
+                a.open_call_of(agent).unwrap(),
+                b.open_call_of(agent).unwrap(),
+                "step {i}"
+            );
+        }
+        // The tab map read along with an admission answers the next look.
+        assert_eq!(a.tabs().unwrap(), b.tabs().unwrap());
+    }
+    // What was saved is what the Post takes, stamped with the admission.
+    let s1 = a.take_call("s#1", Some("s")).unwrap().unwrap();
+    assert_eq!(s1, b.take_call("s#1", Some("s")).unwrap().unwrap());
+    assert_eq!(s1.started_ms, t0 / 1000);
+    assert_eq!(
+        a.take_call("#9", None).unwrap(),
+        b.take_call("#9", None).unwrap()
+    );
+    drop((wait_a, wait_b));
+}
+
+#[test]
+fn a_finish_in_one_script_does_what_its_parts_do() {
+    use crate::store::finish_in_parts;
+    let (one, parts) = (Server::start(), Server::start());
+    let (a, b) = (store(&one, "finish-once"), store(&parts, "finish-parts"));
+    let t0 = 1_800_000_000_000_000u64;
+    let record = |call: &str, sites: &[&str]| CallRecord {
+        call: call.to_owned(),
+        sites: sites.iter().map(|s| s.to_string()).collect(),
+        started_ms: t0 / 1000,
+        interval_ms: 2_500,
+    };
+    for s in [&a, &b] {
+        s.set_test_clock(Some(t0));
+        for (call, site) in [("s#1", "x.com"), ("s#1", "y.com"), ("#2", "x.com")] {
+            s.try_admit(site, call, &P, None, soon(s)).unwrap();
+        }
+        s.save_call(&record("s#1", &["x.com", "y.com"]), Some("s"))
+            .unwrap();
+        s.save_call(&record("#2", &["x.com"]), None).unwrap();
+        // A record that does not read as one finishes nothing of its own.
+        raw_on(s, &["SET", "pace-hook:call:#3", "{\"call\": 3}"]);
+    }
+    let revealed = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let asks: &[(&str, Option<&str>, Vec<String>)] = &[
+        ("s#1", Some("s"), revealed(&["z.com", "x.com"])),
+        ("s#1", Some("s"), revealed(&[])),
+        ("#2", None, revealed(&[])),
+        ("#3", None, revealed(&["w.com"])),
+        ("#4", None, revealed(&[])),
+    ];
+    for (i, (call, agent, revealed)) in asks.iter().enumerate() {
+        let at = t0 + (i as u64 + 1) * 1_000_500;
+        a.set_test_clock(Some(at));
+        b.set_test_clock(Some(at));
+        let x = a.finish_call(call, *agent, revealed, true).unwrap();
+        let y = finish_in_parts(&b, call, *agent, revealed).unwrap();
+        assert_eq!(x, y, "ask {i}");
+        let sites: Vec<&str> = x.iter().map(|(s, _)| s.as_str()).collect();
+        let expected: [&[&str]; 5] = [
+            &["x.com", "y.com", "z.com"],
+            &[],
+            &["x.com"],
+            &["w.com"],
+            &[],
+        ];
+        assert_eq!(sites, expected[i], "ask {i}");
+        for (site, time) in &x {
+            assert_eq!(*time, at.div_ceil(1000), "ask {i}");
+            // The state the script read along answers the next look.
+            assert_eq!(
+                a.site_state(site).unwrap(),
+                b.site_state(site).unwrap(),
+                "ask {i} {site}"
+            );
+        }
+        assert_eq!(a.tabs().unwrap(), b.tabs().unwrap());
+    }
+    for site in ["w.com", "x.com", "y.com", "z.com"] {
+        assert_eq!(a.site_state(site).unwrap(), b.site_state(site).unwrap());
+    }
+}
+
+/// A raw command on `s`'s own server.
+fn raw_on(s: &RedisStore, args: &[&str]) {
+    s.inner
+        .run(|c| {
+            let mut cmd = redis::cmd(args[0]);
+            for a in &args[1..] {
+                cmd.arg(*a);
+            }
+            cmd.query::<Value>(c)
+        })
+        .unwrap();
+}

@@ -1,0 +1,74 @@
+
+-- finish_call: a call's whole finish (Store::finish_call): take its record
+-- (take_call.lua), then SiteState::finish at the server's time, rounded up,
+-- on every site it names and every revealed one (finish.lua on each), with
+-- the record's interval; and the server's time and marker, and the tab map,
+-- read along.
+-- KEYS[1]: the agent's slot (a hash) if ARGV[4] is '1'; KEYS[#KEYS]: the
+-- call's own record. ARGV: prefix, clock, call, agent?, lost interval_ms,
+-- lost hold_ms, a new marker ('': no greeting), '1' to read the tab map,
+-- then the revealed sites.
+-- Reply: {now_us, marker, marker created?, tab map, then per site: site,
+-- finish_ms, its state}.
+local call = ARGV[3]
+local us = now_us()
+local marker, created = false, 0
+if ARGV[7] ~= '' then marker, created = greet(ARGV[7]) end
+local tabs = false
+if ARGV[8] == '1' then
+  tabs = redis.pcall('GET', P .. 'tabs')
+  if type(tabs) == 'table' then tabs = false end
+end
+local record = nil
+if ARGV[4] == '1' then
+  local v = redis.pcall('HMGET', KEYS[1], 'call', 'open', 'record')
+  if v.err == nil and v[1] == call and v[2] == '1' then
+    redis.call('HSET', KEYS[1], 'open', '0')
+    record = v[3]
+  end
+end
+if not record then
+  local r = redis.pcall('GETDEL', KEYS[#KEYS])
+  if type(r) == 'string' then record = r end
+end
+-- What serde reads as a CallRecord, or nothing.
+local sites, interval = {}, 0
+if record then
+  local ok, r = pcall(cjson.decode, record)
+  local valid = ok and type(r) == 'table' and type(r.call) == 'string' and uint(r.started_ms)
+    and list(r.sites) ~= nil
+  if valid then
+    for _, x in ipairs(r.sites) do
+      if type(x) ~= 'string' then valid = false end
+    end
+  end
+  if valid and r.interval_ms ~= nil then
+    valid = uint(r.interval_ms) ~= nil
+  end
+  if valid then
+    for _, x in ipairs(r.sites) do sites[#sites + 1] = x end
+    interval = uint(r.interval_ms or 0)
+  end
+end
+for i = 9, #ARGV do
+  local seen = false
+  for _, x in ipairs(sites) do
+    if x == ARGV[i] then seen = true end
+  end
+  if not seen then sites[#sites + 1] = ARGV[i] end
+end
+local out = { us, marker, created, tabs }
+for _, site in ipairs(sites) do
+  on_site(site)
+  local now_at = now_us()
+  local s, raw = load_healed(site, now_at, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  drop_lapsed(s)
+  local now = ceil_ms(now_at)
+  finish(s, call, now, interval)
+  save(site, s, raw, now)
+  wake()
+  out[#out + 1] = site
+  out[#out + 1] = now
+  out[#out + 1] = encode(s)
+end
+return out
