@@ -492,7 +492,8 @@ fn speaks_redis(path: &Path, events: &Events, work: &Path, tag: &str) -> bool {
 enum Link {
     /// The default: glibc, dynamically linked.
     Dynamic,
-    /// glibc, statically linked (`-C target-feature=+crt-static`).
+    /// glibc, statically linked, as `scripts/install` builds it
+    /// (`scripts/install --print-rustflags`).
     StaticGlibc,
     /// musl, statically linked.
     Musl,
@@ -532,7 +533,7 @@ impl Link {
         match self {
             Link::Dynamic => {}
             Link::StaticGlibc => {
-                c.args(["-C", "target-feature=+crt-static"]);
+                c.args(static_glibc_flags()?);
             }
             Link::Musl => {
                 c.args(["--target", &musl_target()]);
@@ -551,6 +552,24 @@ impl Link {
                 .to_owned())
         }
     }
+}
+
+/// The flags of the static glibc build `scripts/install` makes, so that its
+/// floor is linked as the build a user installs.
+fn static_glibc_flags() -> Result<Vec<String>, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install");
+    let out = Command::new("sh")
+        .arg(&script)
+        .arg("--print-rustflags")
+        .output()
+        .map_err(|e| format!("{}: {e}", script.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} --print-rustflags failed", script.display()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect())
 }
 
 fn musl_target() -> String {
