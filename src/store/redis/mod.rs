@@ -550,6 +550,18 @@ impl Drop for Inner {
     }
 }
 
+/// The process is done with the store: its last writes (leaving the queue,
+/// the log's entry) go out now. Not only when [`Inner`] goes, which is never
+/// while the heartbeat thread holds it for a renewal in flight: a process
+/// that exited then left its place behind for its time to live, and the
+/// caller behind it waited out a live holder's dead place (the 4.8 s gap of
+/// BENCHMARKS.md's Redis rows).
+impl Drop for RedisStore {
+    fn drop(&mut self) {
+        self.inner.send_deferred();
+    }
+}
+
 /// Whether `e` is a system call cut short by a signal (EINTR).
 fn is_interrupted(e: &RedisError) -> bool {
     type Shared = Arc<dyn std::error::Error + Send + Sync>;
