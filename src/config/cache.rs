@@ -347,6 +347,22 @@ mod tests {
         assert!(c.sites.all().is_err());
     }
 
+    /// Found by fuzzing (`fuzz/` target `config`, issue 7): a cache text
+    /// whose last four bytes began inside a character panicked the decoder
+    /// of the text format before this one, and the panic blocked every
+    /// paced call until the cache file was removed. Bytes that are no
+    /// cache, whatever they end in, are a miss.
+    #[test]
+    fn a_cache_text_ending_inside_a_character_is_a_miss() {
+        let path = Path::new("/x/c.toml");
+        let text = "pace-hook config cache 3\nkey 0 0 0 0 0 0 0\nsettings 1 2 3 4 5 6\nextra {}\na - - - a.com\n\u{fffd}d\n";
+        assert!(decode(text.as_bytes(), path).is_none());
+        let mut page = encode(&KEY, &two_sites()).unwrap();
+        page.truncate(PAGE - 3);
+        page.extend_from_slice("\u{fffd}".as_bytes());
+        assert!(decode(&page, path).is_none());
+    }
+
     /// Every lookup of `c` and whether it failed, as one comparable value.
     fn answers(c: &Config) -> Vec<String> {
         let mut out = vec![format!("{:?}", c.sites().map(|s| s.len()).ok())];
