@@ -71,6 +71,7 @@
 use super::Env;
 
 mod dom;
+mod inert;
 mod language;
 mod libraries;
 pub(super) mod markup;
@@ -192,6 +193,9 @@ pub(super) enum Obj {
     TextWalker,
     /// What `getClientRects` gives: a list of rectangles.
     Rects,
+    /// An object whose every property is a string of the page's: an
+    /// element's `dataset`, `localStorage`: writing one loads nothing.
+    Strings,
 }
 
 /// Known functions whose effect depends on their arguments; the walk
@@ -284,6 +288,10 @@ pub(super) enum Effect {
     /// The CSS at argument `.0` loads its `url(…)`s; gives `.1` (`new
     /// FontFace(family, source)`).
     CssThen(usize, Obj),
+    /// The elements that match the CSS selector at argument `.0`
+    /// (`querySelectorAll('table a')`): elements of one tag when the
+    /// selector names it ([`selected_tag`]), else page data.
+    Selects(usize),
     /// A walker over nodes (`createTreeWalker(root, whatToShow)`): `.0` when
     /// argument 1 shows text only ([`text_only_filter`]), else page data.
     WalksNodes(Obj),
@@ -364,6 +372,7 @@ const PLATFORMS: &[&Platform] = &[
     &libraries::PLATFORM,
     &playwright::PLATFORM,
     &node::PLATFORM,
+    &inert::PLATFORM,
 ];
 
 fn find(rows: &[Row], name: &str, env: Env) -> Option<Def> {
@@ -539,6 +548,7 @@ pub(super) fn obj_name(obj: Obj) -> &'static str {
         Obj::Text => "a text node",
         Obj::TextWalker => "a walker over text nodes",
         Obj::Rects => "a list of rectangles",
+        Obj::Strings => "an element's `dataset` or storage",
     }
 }
 
@@ -565,7 +575,14 @@ pub(super) fn unsafe_to_hand_over(obj: Obj) -> bool {
 pub(super) fn reaches_requests(obj: Obj) -> bool {
     !matches!(
         obj,
-        Obj::Promise | Obj::Object | Obj::Url | Obj::Style | Obj::Rect | Obj::Rects | Obj::Text
+        Obj::Promise
+            | Obj::Object
+            | Obj::Url
+            | Obj::Style
+            | Obj::Rect
+            | Obj::Rects
+            | Obj::Text
+            | Obj::Strings
     )
 }
 
@@ -597,6 +614,12 @@ pub(super) fn calls_back_once(name: &str) -> bool {
     language::calls_back_once(name)
 }
 
+/// Methods that call the functions handed to them (`forEach`, `then`,
+/// `requestAnimationFrame`).
+pub(super) fn calls_back(name: &str) -> bool {
+    inert::calls_back(name)
+}
+
 /// Functions to which the global object may be passed safely: they only
 /// read its keys or print it.
 pub(super) fn reads_only(name: &str) -> bool {
@@ -612,8 +635,8 @@ pub(super) fn window_key(name: &str) -> bool {
 pub(super) use dom::{
     Assigned, Attribute, PAGE_HANDLER, assigned_element, assigned_member, attribute,
     inert_accessor, inert_event, inserts_children, inserts_markup, inserts_nodes, is_attribute_map,
-    is_event_handler, is_frame_index, is_page_handler, loads_document, namespace_at,
-    sets_attribute_value, text_is_code, text_only_filter, url_assigned,
+    is_event_handler, is_frame_index, is_page_handler, iterates_elements, loads_document,
+    namespace_at, selected_tag, sets_attribute_value, text_is_code, text_only_filter, url_assigned,
 };
 pub(super) use language::{
     Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,

@@ -50,7 +50,7 @@ fn script_model_a_name_is_found_in_its_environment_only() {
         by_name("waitForURL", Env::PlaywrightServer),
         Some(Def::Inert)
     );
-    assert_eq!(by_name("textContent", Env::Page), None);
+    assert_eq!(by_name("naturalWidth", Env::Page), None);
 }
 
 #[test]
