@@ -650,11 +650,24 @@ pub(super) fn item_of(obj: Obj) -> Option<Obj> {
 /// all alike. A selector with escapes, namespaces or pseudo-elements names
 /// none.
 pub(in crate::read::script) fn selected_tag(selector: &str) -> Option<String> {
-    let mut tag: Option<String> = None;
-    for part in selector.split(',') {
-        if part.contains(['\\', '|', '(', '"', '\'']) || part.contains("::") {
-            return None;
+    // Attribute selectors (`[href^="http"]`) are dropped: their values may
+    // hold commas and spaces.
+    let mut plain = String::with_capacity(selector.len());
+    let mut depth = 0u32;
+    for c in selector.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth > 0 => depth -= 1,
+            _ if depth > 0 => {}
+            '\\' | '|' | '(' | ')' | '"' | '\'' => return None,
+            _ => plain.push(c),
         }
+    }
+    if depth > 0 || plain.contains("::") {
+        return None;
+    }
+    let mut tag: Option<String> = None;
+    for part in plain.split(',') {
         let last = part
             .rsplit([' ', '>', '+', '~', '\t', '\n'])
             .find(|s| !s.is_empty())?;
@@ -674,8 +687,40 @@ pub(in crate::read::script) fn selected_tag(selector: &str) -> Option<String> {
     tag
 }
 
-/// Methods of a list of elements that call their callback with each
-/// element (a `NodeList`'s `forEach`).
+/// Methods of a list of elements (a `NodeList`, an array made from one)
+/// that call their callback with each element.
+const ITERATES_ELEMENTS: &[&str] = &[
+    "forEach",
+    "map",
+    "filter",
+    "some",
+    "every",
+    "find",
+    "findLast",
+    "findIndex",
+    "findLastIndex",
+    "flatMap",
+];
+
+/// Methods of an array of elements that give some of the same elements
+/// (`filter`, `slice`), and `Array.from` of one list.
+const KEEPS_ELEMENTS: &[&str] = &[
+    "filter",
+    "slice",
+    "toSorted",
+    "toReversed",
+    "reverse",
+    "sort",
+    "from",
+];
+
+/// Whether `name` calls its callback with each element of its list.
 pub(in crate::read::script) fn iterates_elements(name: &str) -> bool {
-    name == "forEach"
+    ITERATES_ELEMENTS.contains(&name)
+}
+
+/// Whether `name` gives elements of the list it is called on (or, for
+/// `from`, of its one argument).
+pub(in crate::read::script) fn keeps_elements(name: &str) -> bool {
+    KEEPS_ELEMENTS.contains(&name)
 }

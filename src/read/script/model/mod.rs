@@ -635,8 +635,9 @@ pub(super) fn window_key(name: &str) -> bool {
 pub(super) use dom::{
     Assigned, Attribute, PAGE_HANDLER, assigned_element, assigned_member, attribute,
     inert_accessor, inert_event, inserts_children, inserts_markup, inserts_nodes, is_attribute_map,
-    is_event_handler, is_frame_index, is_page_handler, iterates_elements, loads_document,
-    namespace_at, selected_tag, sets_attribute_value, text_is_code, text_only_filter, url_assigned,
+    is_event_handler, is_frame_index, is_page_handler, iterates_elements, keeps_elements,
+    loads_document, namespace_at, selected_tag, sets_attribute_value, text_is_code,
+    text_only_filter, url_assigned,
 };
 pub(super) use language::{
     Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,

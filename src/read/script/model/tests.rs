@@ -89,3 +89,23 @@ fn script_model_every_row_is_what_its_names_are_looked_up_as() {
         }
     }
 }
+
+#[test]
+fn script_model_a_selector_names_the_tag_it_selects() {
+    for (selector, tag) in [
+        ("a", Some("a")),
+        ("table a[href]", Some("a")),
+        ("#nav > a.link:hover", Some("a")),
+        ("a[href^=\"http\"], nav A", Some("a")),
+        ("a[title='x, img']", Some("a")),
+        ("a, img", None),
+        (".link", None),
+        ("*", None),
+        ("a:not(.x)", None),
+        ("svg|a", None),
+        ("a::before", None),
+        ("a[href", None),
+    ] {
+        assert_eq!(selected_tag(selector).as_deref(), tag, "{selector}");
+    }
+}

@@ -190,6 +190,14 @@ impl<'a> Walker<'a, '_> {
                 (Vals::unknown(), c)
             }
             // A method the model does not know, of page data: policy (1).
+            // `m.bind(x)` of such a method gives it back, bound.
+            Value::Unlisted
+                if !site.new
+                    && model::function_member(&site.name) == Some(model::FnMember::Bind) =>
+            {
+                let cost = self.escape_args(args, site);
+                (Vals::of(Value::Unlisted), cost)
+            }
             Value::Unlisted => {
                 let what = format!(
                     "a call of `{}`, a function the model does not know",
@@ -246,10 +254,15 @@ impl<'a> Walker<'a, '_> {
                     }
                     _ => self.escape_args(args, site),
                 };
-                // A method of an inert document's node gives more of it.
+                // A method of an inert document's node gives more of it; a
+                // list of elements' `filter`, `slice`, and `Array.from` of
+                // one, elements of the same tag.
                 let out = match f {
                     Value::Parsed(unread) => Value::Parsed(*unread),
-                    _ => Value::Unknown,
+                    _ => match kept_elements(site, args) {
+                        Some(tag) => Value::Element(tag),
+                        None => Value::Unknown,
+                    },
                 };
                 (Vals::of(out), cost)
             }
@@ -445,11 +458,16 @@ impl<'a> Walker<'a, '_> {
         if !vals.iter().any(|v| matches!(v, Value::Unlisted)) {
             return Cost::Zero;
         }
-        self.request(
+        let once = self.request(
             "a function the model does not know, passed as a callback",
             at,
-        )
-        .repeated(|| how.render(self))
+        );
+        // A promise calls each of its callbacks once.
+        if model::calls_back_once(how.name) {
+            once
+        } else {
+            once.repeated(|| how.render(self))
+        }
     }
 
     /// A string that, as CSS, loads something (`url(…)`, `@import`), handed to
@@ -1171,8 +1189,26 @@ fn each_element(name: &str, receiver: &Vals) -> Option<String> {
     if !model::iterates_elements(name) {
         return None;
     }
+    one_tag(receiver)
+}
+
+/// The tag of the elements a call gives, when it gives some of a list of
+/// elements of one tag (`els.filter(…)`, `Array.from(els)`).
+fn kept_elements(site: &CallSite, args: &[Arg<'_>]) -> Option<String> {
+    if !model::keeps_elements(&site.name) {
+        return None;
+    }
+    match args {
+        [one] if site.name == "from" => one_tag(&one.vals),
+        _ if site.name == "from" => None,
+        _ => one_tag(&site.receiver),
+    }
+}
+
+/// The tag, when every value is an element of that one known tag.
+pub(super) fn one_tag(vals: &Vals) -> Option<String> {
     let mut tag: Option<&String> = None;
-    for v in receiver.iter() {
+    for v in vals.iter() {
         match v {
             Value::Element(t) if !t.is_empty() && tag.is_none_or(|x| x == t) => tag = Some(t),
             _ => return None,

@@ -63,6 +63,12 @@ impl<'a> Walker<'a, '_> {
                     cost = cost
                         .then(c)
                         .then(self.escape(&v, e.span().start, &how, false));
+                    // `[...document.querySelectorAll('a')]`: the same elements.
+                    if let ([ArrayExpressionElement::SpreadElement(_)], Some(tag)) =
+                        (a.elements.as_slice(), call::one_tag(&v))
+                    {
+                        return (Vals::of(Value::Element(tag)), cost);
+                    }
                 }
                 (Vals::of(Value::Plain), cost)
             }
