@@ -464,7 +464,9 @@ impl<'a> Walker<'a, '_> {
                 // A member of the script's function (`F.prototype`): the
                 // script's.
                 None if matches!(v, Value::Func(_)) => one(Value::Plain),
-                None => Vals::unknown(),
+                // Of a platform's function (`Function.prototype`), a member
+                // the model does not list.
+                None => one(Value::Unlisted),
             },
             (Value::Func(_), Key::Unreadable) => one(Value::Dyn),
             (
