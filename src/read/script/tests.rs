@@ -157,6 +157,11 @@ fn script_unknown_calls_are_possible_requests_not_opaque() {
         "const rows = [...document.querySelectorAll('tr')]; return rows.map(r => r.getAttribute('id')).join(',')",
     );
     assert_eq!(a.count, Count::Zero);
+    // A callback handed the elements of one tag is bound before its body
+    // is walked: one round, as for page data.
+    let a =
+        page("document.querySelectorAll('a').forEach((a, i) => { a.href = a.href + '?n=' + i })");
+    assert_eq!((walk::ROUNDS.get(), a.count), (1, Count::Zero));
 }
 
 #[test]

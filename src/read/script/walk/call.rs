@@ -65,7 +65,27 @@ impl<'a> Walker<'a, '_> {
         let each = each_element(&name, &receiver);
         let mut args = Vec::with_capacity(arguments.len());
         for (i, a) in arguments.iter().enumerate() {
-            if escapes && !(i == 0 && each.is_some()) {
+            // Bound before the body is walked, as below: no second round.
+            if let (
+                0,
+                Some(tag),
+                Argument::ArrowFunctionExpression(_) | Argument::FunctionExpression(_),
+            ) = (i, &each, a)
+            {
+                let params = match a {
+                    Argument::ArrowFunctionExpression(f) => &f.params,
+                    Argument::FunctionExpression(f) => &f.params,
+                    _ => unreachable!("matched above"),
+                };
+                for (n, p) in params.items.iter().enumerate() {
+                    let vals = if n == 0 {
+                        Vals::of(Value::Element(tag.clone()))
+                    } else {
+                        Vals::unknown()
+                    };
+                    self.bind(&p.pattern, &vals, false);
+                }
+            } else if escapes {
                 let params = match a {
                     Argument::ArrowFunctionExpression(f) => Some(&f.params),
                     Argument::FunctionExpression(f) => {
