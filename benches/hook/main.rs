@@ -601,4 +601,11 @@ fn write_events(dir: &Path) {
         let path = dir.join(name);
         fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
+    // The script sizes of the curves, for counting the analysis by size.
+    for kb in SCRIPT_KB {
+        let path = dir.join(format!("script-{kb}kb.json"));
+        let pre = Events::script(&realistic_script(kb * 1000)).0;
+        fs::write(&path, pre.with_id("profile-6"))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
 }

@@ -238,12 +238,21 @@ enum Key<'a> {
     Private,
 }
 
-impl Key<'_> {
+impl<'a> Key<'a> {
     fn shown(&self) -> &str {
         match self {
             Key::Name(n, _) => n,
             Key::Unreadable => "[…]",
             Key::Private => "#…",
+        }
+    }
+
+    /// [`Self::shown`], kept.
+    fn into_shown(self) -> Cow<'a, str> {
+        match self {
+            Key::Name(n, _) => n,
+            Key::Unreadable => Cow::Borrowed("[…]"),
+            Key::Private => Cow::Borrowed("#…"),
         }
     }
 }
@@ -281,10 +290,11 @@ struct Arg<'a> {
     expr: Option<&'a Expression<'a>>,
 }
 
-/// Where a call is and what it is called.
-struct CallSite {
+/// Where a call is and what it is called: the name as written in the
+/// script, borrowed from it (a call's name was an allocation).
+struct CallSite<'a> {
     at: u32,
-    name: String,
+    name: Cow<'a, str>,
     receiver: Vals,
     new: bool,
 }
@@ -492,7 +502,7 @@ impl<'a, 'p> Walker<'a, 'p> {
         // Called plainly, in sloppy mode: `this` is the global object.
         let site = |at| CallSite {
             at,
-            name: String::new(),
+            name: Cow::Borrowed(""),
             receiver: Vals::of(Value::Global),
             new: false,
         };
@@ -548,6 +558,16 @@ impl<'a, 'p> Walker<'a, 'p> {
         self.opaque
             .entry((offset, what.to_owned()))
             .or_insert(found);
+    }
+
+    /// A string written whole in the script (a literal) is at `span`:
+    /// [`Self::note_string`] of its one part, without making the part when
+    /// the text has no `:`, `/` or `\` (which [`url::named`] turns away
+    /// first).
+    fn note_literal(&mut self, text: &str, span: Span) {
+        if self.concat == 0 && text.contains([':', '/', '\\']) {
+            self.note_string(&[Part::Lit(text.to_owned())], span);
+        }
     }
 
     /// A whole string, as far as it is known, is at `span`.
