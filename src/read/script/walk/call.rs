@@ -62,7 +62,7 @@ impl<'a> Walker<'a, '_> {
                 | Value::Str(_) => true,
                 _ => false,
             });
-        let mut args = Vec::with_capacity(arguments.len());
+        let mut args = self.arg_lists.pop().unwrap_or_default();
         for (i, a) in arguments.iter().enumerate() {
             if escapes {
                 let params = match a {
@@ -101,6 +101,8 @@ impl<'a> Walker<'a, '_> {
             new,
         };
         let (v, c) = self.apply_all(&fvals, &args, &site);
+        args.clear();
+        self.arg_lists.push(args);
         (v, cost.then(c))
     }
 
