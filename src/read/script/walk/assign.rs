@@ -140,7 +140,7 @@ impl<'a> Walker<'a, '_> {
                 } else {
                     format!("{label} loads")
                 };
-                Cost::Many(format!(
+                Cost::many(format!(
                     "{does} {} resources ({})",
                     read.loads.len(),
                     read.loads.join(", ")

@@ -953,7 +953,7 @@ impl<'a> Walker<'a, '_> {
         } else {
             n.to_string()
         };
-        Cost::Many(format!(
+        Cost::many(format!(
             "{what} at {} loads {amount} {things}",
             self.pos(at)
         ))
@@ -1113,7 +1113,7 @@ impl<'a> Walker<'a, '_> {
                 match inner.count {
                     Count::Zero => Cost::Zero,
                     Count::One => first.unwrap_or(Cost::Zero),
-                    Count::Many { why } => Cost::Many(format!("{whose}, {why}")),
+                    Count::Many { why } => Cost::many(format!("{whose}, {why}")),
                 }
             }
         }

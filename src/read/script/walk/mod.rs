@@ -502,7 +502,7 @@ impl<'a, 'p> Walker<'a, 'p> {
         let count = match cost {
             Cost::Zero => Count::Zero,
             Cost::One(_) => Count::One,
-            Cost::Many(why) => Count::Many { why },
+            Cost::Many(why) => Count::Many { why: *why },
         };
         let mut urls: Vec<String> = Vec::new();
         for (_, u) in self.urls.keys() {
@@ -583,7 +583,7 @@ impl<'a, 'p> Walker<'a, 'p> {
         self.requests
             .entry((offset, what.to_owned()))
             .or_insert(found);
-        Cost::One(Run { at: offset, text })
+        Cost::one(Run { at: offset, text })
     }
 
     /// Code the analysis cannot see runs at `offset`.
