@@ -50,7 +50,7 @@ fn script_model_a_name_is_found_in_its_environment_only() {
         by_name("waitForURL", Env::PlaywrightServer),
         Some(Def::Inert)
     );
-    assert_eq!(by_name("textContent", Env::Page), None);
+    assert_eq!(by_name("naturalWidth", Env::Page), None);
 }
 
 #[test]
@@ -87,5 +87,25 @@ fn script_model_every_row_is_what_its_names_are_looked_up_as() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn script_model_a_selector_names_the_tag_it_selects() {
+    for (selector, tag) in [
+        ("a", Some("a")),
+        ("table a[href]", Some("a")),
+        ("#nav > a.link:hover", Some("a")),
+        ("a[href^=\"http\"], nav A", Some("a")),
+        ("a[title='x, img']", Some("a")),
+        ("a, img", None),
+        (".link", None),
+        ("*", None),
+        ("a:not(.x)", None),
+        ("svg|a", None),
+        ("a::before", None),
+        ("a[href", None),
+    ] {
+        assert_eq!(selected_tag(selector).as_deref(), tag, "{selector}");
     }
 }
