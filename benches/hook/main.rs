@@ -454,9 +454,14 @@ fn builds(redis: Option<&RedisServer>, events: &Events, work: &Path) -> Vec<Buil
         .collect();
     for (i, (label, path)) in compared.iter().enumerate() {
         let tag = format!("cmp{i}");
-        let path = PathBuf::from(path);
-        builds.push(build(label, Link::Dynamic, path.clone(), &tag, None));
-        if let Some(r) = redis
+        // `static:PATH`: a static glibc build, held against the static floor.
+        let (link, path) = match path.strip_prefix("static:") {
+            Some(path) => (Link::StaticGlibc, PathBuf::from(path)),
+            None => (Link::Dynamic, PathBuf::from(path)),
+        };
+        builds.push(build(label, link, path.clone(), &tag, None));
+        if link == Link::Dynamic
+            && let Some(r) = redis
             && speaks_redis(&path, events, work, &tag)
         {
             builds.push(build(
