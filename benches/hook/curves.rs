@@ -34,7 +34,7 @@ const TABS: [usize; 4] = [1, 8, 64, 512];
 /// them by design (a call that could reach any site waits for all of them).
 const EVERY_MAX: usize = 1_000;
 /// Script sizes, KB: up to the 256 KiB the hook reads, and one past it.
-const SCRIPT_KB: [usize; 5] = [1, 10, 100, 256, 1000];
+pub(crate) const SCRIPT_KB: [usize; 5] = [1, 10, 100, 256, 1000];
 
 /// What a curve is drawn against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -454,9 +454,14 @@ fn builds(redis: Option<&RedisServer>, events: &Events, work: &Path) -> Vec<Buil
         .collect();
     for (i, (label, path)) in compared.iter().enumerate() {
         let tag = format!("cmp{i}");
-        let path = PathBuf::from(path);
-        builds.push(build(label, Link::Dynamic, path.clone(), &tag, None));
-        if let Some(r) = redis
+        // `static:PATH`: a static glibc build, held against the static floor.
+        let (link, path) = match path.strip_prefix("static:") {
+            Some(path) => (Link::StaticGlibc, PathBuf::from(path)),
+            None => (Link::Dynamic, PathBuf::from(path)),
+        };
+        builds.push(build(label, link, path.clone(), &tag, None));
+        if link == Link::Dynamic
+            && let Some(r) = redis
             && speaks_redis(&path, events, work, &tag)
         {
             builds.push(build(
@@ -638,5 +643,12 @@ fn write_events(dir: &Path) {
     for (name, bytes) in files {
         let path = dir.join(name);
         fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+    // The script sizes of the curves, for counting the analysis by size.
+    for kb in SCRIPT_KB {
+        let path = dir.join(format!("script-{kb}kb.json"));
+        let pre = Events::script(&realistic_script(kb * 1000)).0;
+        fs::write(&path, pre.with_id("profile-6"))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 }

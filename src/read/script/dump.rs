@@ -7,12 +7,12 @@
 //! ```
 //!
 //! before a change and again after it, and compare the two files byte for
-//! byte. The scripts: the rows of `tests/fixtures/scripts.toml`; every
-//! string in the input of every captured event (with the table, what the
-//! fuzz target's seeds are made of); the generated scripts of
-//! `props.rs`, every sink in every pair of wrappers and a fixed sample of
-//! the proptest strategy; the benchmark's realistic scripts and prefixes of
-//! the 10 KB one.
+//! byte. The scripts: the rows of `tests/fixtures/scripts.toml` and
+//! `ordinary.toml`; every string in the input of every captured event
+//! (with the table, what the fuzz target's seeds are made of); the
+//! generated scripts of `props.rs`, every sink in every pair of wrappers
+//! and a fixed sample of the proptest strategy; the benchmark's realistic
+//! scripts and prefixes of the 10 KB one.
 
 use std::{fmt::Write as _, path::Path};
 
@@ -27,16 +27,18 @@ use super::{Env, analyse, props, timing};
 fn scripts() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
-    let table: toml::Table = toml::from_str(
-        &std::fs::read_to_string(root.join("tests/fixtures/scripts.toml"))
-            .expect("the corpus is readable"),
-    )
-    .expect("the corpus parses");
-    for (i, row) in table["script"].as_array().expect("rows").iter().enumerate() {
-        out.push((
-            format!("corpus {i}"),
-            row["code"].as_str().expect("code").to_owned(),
-        ));
+    for (corpus, file) in [("corpus", "scripts.toml"), ("ordinary", "ordinary.toml")] {
+        let table: toml::Table = toml::from_str(
+            &std::fs::read_to_string(root.join("tests/fixtures").join(file))
+                .expect("the corpus is readable"),
+        )
+        .expect("the corpus parses");
+        for (i, row) in table["script"].as_array().expect("rows").iter().enumerate() {
+            out.push((
+                format!("{corpus} {i}"),
+                row["code"].as_str().expect("code").to_owned(),
+            ));
+        }
     }
     let mut events = Vec::new();
     for dir in [

@@ -165,6 +165,25 @@ fn script_unknown_calls_are_possible_requests_not_opaque() {
 }
 
 #[test]
+fn script_css_handed_to_a_call_loads_through_names_and_pieces() {
+    // The walk reads a call's text for CSS only when some known piece of
+    // it holds a `(`, `@` or `\`: these each have one, in a name's value,
+    // in a later piece of a `+` or a template.
+    for code in [
+        "const bg = 'url(/a.png)'; el.style.setProperty('background', bg)",
+        "el.style.setProperty('background', 'ur' + 'l(/a.png)')",
+        "el.style.setProperty('background', `${'u'}rl(/a.png)`)",
+        "el.style.setProperty('background', 'u\\\\72 l(/a.png)')",
+        "el.style.setProperty('background', `@${'import'} '/a.css'`)",
+    ] {
+        assert_eq!(page(code).count, Count::One, "{code}");
+    }
+    // Text with none of them loads nothing, whatever builds it.
+    let a = page("const k = 'tr'; el.querySelector(k + ' td', 3, `#${k}`)");
+    assert_eq!(a.count, Count::Zero);
+}
+
+#[test]
 fn script_columns_count_characters_not_bytes() {
     let a = page("const s = 'é€'; fetch(s)");
     assert_eq!(a.requests, vec![found("`fetch`", 1, 17)]);

@@ -181,6 +181,10 @@ impl Vals {
         } else {
             v
         };
+        if let Small::Empty = self.0 {
+            self.0 = Small::One(v);
+            return true;
+        }
         if self.0.contains(&v) || self.0.contains(&Value::Any) {
             return false;
         }
@@ -208,11 +212,33 @@ impl Vals {
 
     /// Add every value of `other`; true if the set grew.
     pub(super) fn join(&mut self, other: &Vals) -> bool {
+        if self.is_fresh() {
+            self.0 = other.0.clone();
+            return !other.0.as_slice().is_empty();
+        }
         let mut grew = false;
         for v in other.0.as_slice() {
             grew |= self.add(v.clone());
         }
         grew
+    }
+
+    /// [`Self::join`] of a set no longer needed: moved in whole when this
+    /// one is empty, the commonest case (a member read, a call's result).
+    pub(super) fn join_owned(&mut self, other: Vals) -> bool {
+        if self.is_fresh() {
+            self.0 = other.0;
+            return !self.0.as_slice().is_empty();
+        }
+        self.join(&other)
+    }
+
+    /// Empty, and never past [`CAP`]: adding the values of a set one by
+    /// one then gives that set's values, in its order. (A set never holds
+    /// a value twice, nor anything after [`Value::Any`], and at most
+    /// [`CAP`] values, since [`Self::add`] makes every set.)
+    fn is_fresh(&self) -> bool {
+        matches!(self.0, Small::Empty) && !self.1
     }
 
     /// The text, if this is one known string.
@@ -233,3 +259,55 @@ impl Vals {
 // A value is cloned on every read of a variable: keep it at most the size of
 // a string and its tag.
 const _: () = assert!(std::mem::size_of::<Value>() <= 32);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_by_one(set: &Vals) -> Vals {
+        let mut out = Vals::none();
+        for v in set.iter() {
+            out.add(v.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn script_values_joined_into_an_empty_set_are_those_added_one_by_one() {
+        let mut strings = Vals::none();
+        for i in 0..CAP + 3 {
+            strings.add(Value::Str(i.to_string()));
+        }
+        let mut functions = Vals::none();
+        for i in 0..=CAP as u32 {
+            functions.add(Value::Func(i));
+        }
+        let mut then_any = Vals::of(Value::Global);
+        then_any.add(Value::Any);
+        let sets = [
+            Vals::none(),
+            Vals::unknown(),
+            Vals::of(Value::Str("a".into())),
+            strings,
+            functions,
+            then_any,
+        ];
+        for set in &sets {
+            let mut expected = one_by_one(set);
+            let mut joined = Vals::none();
+            let mut owned = Vals::none();
+            let nonempty = set.iter().next().is_some();
+            assert_eq!(joined.join(set), nonempty);
+            assert_eq!(owned.join_owned(set.clone()), nonempty);
+            assert_eq!(joined, expected, "{set:?}");
+            assert_eq!(owned, expected, "{set:?}");
+            // And they go on alike: a known string added next.
+            let z = || Value::Str("z".into());
+            let grew = expected.add(z());
+            assert_eq!(joined.add(z()), grew);
+            assert_eq!(owned.add(z()), grew);
+            assert_eq!(joined, expected);
+            assert_eq!(owned, expected);
+        }
+    }
+}

@@ -83,6 +83,17 @@ impl RedisStore {
         })
     }
 
+    /// The policy a state that cannot be read is rebuilt with, for an
+    /// admission under `policy`.
+    fn admission_heal(&self, call: &str, policy: &Policy) -> Policy {
+        Step::Admit {
+            call,
+            policy,
+            lease: None,
+        }
+        .heal(&self.settings.lost)
+    }
+
     /// What an admission script does along with its look, as its
     /// arguments: `'1'` to check the agent's slot, the record around its
     /// start, the record's kind and time to live, a new marker if the
@@ -122,12 +133,7 @@ impl RedisStore {
     /// greeting and the tab map, in one round trip.
     pub(super) fn admit_at_once(&self, a: &AdmitCall<'_>) -> Result<Admission> {
         let policy = a.policy;
-        let heal = Step::Admit {
-            call: a.call,
-            policy,
-            lease: None,
-        }
-        .heal(&self.settings.lost);
+        let heal = self.admission_heal(a.call, policy);
         let [calls, window] = budget_args(policy);
         let along = self.along_args(a.call, a.agent, a.check_agent, a.record, a.tabs);
         let greet = along.greet;
@@ -190,12 +196,7 @@ impl RedisStore {
         ]);
         for req in a.sites {
             let policy = &req.policy;
-            let heal = Step::Admit {
-                call: a.call,
-                policy,
-                lease: None,
-            }
-            .heal(&self.settings.lost);
+            let heal = self.admission_heal(a.call, policy);
             let [calls, window] = budget_args(policy);
             args.extend([
                 req.site.clone(),
@@ -238,12 +239,7 @@ impl RedisStore {
                     problem: format!("answered an admission with an unknown site {}", i + 1),
                     setup: false,
                 })?;
-                let heal = Step::Admit {
-                    call: a.call,
-                    policy: &req.policy,
-                    lease: None,
-                }
-                .heal(&self.settings.lost);
+                let heal = self.admission_heal(a.call, &req.policy);
                 Err(with_retry(
                     self.corrupt(&req.site, &r.text(7), &heal),
                     &req.policy,

@@ -140,7 +140,7 @@ impl<'a> Walker<'a, '_> {
                 } else {
                     format!("{label} loads")
                 };
-                Cost::Many(format!(
+                Cost::many(format!(
                     "{does} {} resources ({})",
                     read.loads.len(),
                     read.loads.join(", ")
@@ -223,7 +223,7 @@ impl<'a> Walker<'a, '_> {
                             );
                             if let Some(init) = &pi.init {
                                 let (d, c) = self.expr(init);
-                                v.join(&d);
+                                v.join_owned(d);
                                 cost = cost.then(c);
                             }
                             cost = cost.then(self.assign_name(name, &v, pi.span.start));
@@ -262,7 +262,7 @@ impl<'a> Walker<'a, '_> {
             AssignmentTargetMaybeDefault::AssignmentTargetWithDefault(d) => {
                 let (dv, c) = self.expr(&d.init);
                 let mut v = vals.clone();
-                v.join(&dv);
+                v.join_owned(dv);
                 c.then(self.assign(&d.binding, &v, at))
             }
             other => self.assign(other.to_assignment_target(), vals, at),

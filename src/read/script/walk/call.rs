@@ -6,7 +6,10 @@ use super::*;
 impl<'a> Walker<'a, '_> {
     /// The callee's values, the receiver's if it is a member, its name for
     /// messages, and the cost of reaching it.
-    pub(super) fn callee(&mut self, callee: &'a Expression<'a>) -> (Vals, Vals, String, Cost) {
+    pub(super) fn callee(
+        &mut self,
+        callee: &'a Expression<'a>,
+    ) -> (Vals, Vals, Cow<'a, str>, Cost) {
         let callee = match callee {
             Expression::ParenthesizedExpression(p) => &p.expression,
             other => other,
@@ -15,13 +18,13 @@ impl<'a> Walker<'a, '_> {
             Some(m) => {
                 let (obj, key, cost) = self.member_parts(m);
                 let f = self.get(&obj, &key, m.span().start);
-                (f, obj, key.shown().to_owned(), cost)
+                (f, obj, key.into_shown(), cost)
             }
             None => {
                 let (f, cost) = self.expr(callee);
                 let name = match callee {
-                    Expression::Identifier(id) => id.name.as_str().to_owned(),
-                    _ => "the function".to_owned(),
+                    Expression::Identifier(id) => Cow::Borrowed(id.name.as_str()),
+                    _ => Cow::Borrowed("the function"),
                 };
                 // A plain call, in sloppy mode: `this` is the global object.
                 (f, Vals::of(Value::Global), name, cost)
@@ -63,7 +66,7 @@ impl<'a> Walker<'a, '_> {
         // `list.forEach(a => …)` of elements of one tag: the callback is
         // given them, not page data.
         let each = each_element(&name, &receiver);
-        let mut args = Vec::with_capacity(arguments.len());
+        let mut args = self.arg_lists.pop().unwrap_or_default();
         for (i, a) in arguments.iter().enumerate() {
             // Bound before the body is walked, as below: no second round.
             if let (
@@ -122,6 +125,8 @@ impl<'a> Walker<'a, '_> {
             new,
         };
         let (v, c) = self.apply_all(&fvals, &args, &site);
+        args.clear();
+        self.arg_lists.push(args);
         (v, cost.then(c))
     }
 
@@ -136,7 +141,7 @@ impl<'a> Walker<'a, '_> {
         let mut cost = Cost::Zero;
         for f in fvals.iter() {
             let (v, c) = self.apply(f, args, site, true);
-            out.join(&v);
+            out.join_owned(v);
             cost = cost.or(c);
         }
         (out, cost)
@@ -443,7 +448,7 @@ impl<'a> Walker<'a, '_> {
                 | Value::Global => (Vals::unknown(), Cost::Zero),
                 f => self.apply(f, &args, &inner, false),
             };
-            out.join(&v);
+            out.join_owned(v);
             cost = cost.or(c);
         }
         (out, cost)
@@ -495,6 +500,14 @@ impl<'a> Walker<'a, '_> {
     pub(super) fn css(&mut self, e: &'a Expression<'a>, at: u32) -> Cost {
         // Skip building the parts of code with no known text: one unknown part.
         if !expression::has_text(e) {
+            return Cost::Zero;
+        }
+        // Nothing loads without a `(` (`url(`, `src(`, `image-set(`) or an
+        // `@` (`@import`) written in the text, nor can an escape spell one
+        // as a token, and an unknown part stands in as `_`: most text
+        // handed to the page (`querySelector('tr')`) is turned away here,
+        // before its parts are built.
+        if !self.text_may_load_css(e) {
             return Cost::Zero;
         }
         let mut parts = Vec::new();
@@ -682,7 +695,7 @@ impl<'a> Walker<'a, '_> {
                 if let Some(target) = args.first() {
                     for f in target.vals.iter() {
                         let (v, c) = self.apply(f, &[], &inner, true);
-                        out.join(&v);
+                        out.join_owned(v);
                         cost = cost.or(c);
                     }
                 }
@@ -1035,7 +1048,7 @@ impl<'a> Walker<'a, '_> {
         } else {
             n.to_string()
         };
-        Cost::Many(format!(
+        Cost::many(format!(
             "{what} at {} loads {amount} {things}",
             self.pos(at)
         ))
@@ -1195,7 +1208,7 @@ impl<'a> Walker<'a, '_> {
                 match inner.count {
                     Count::Zero => Cost::Zero,
                     Count::One => first.unwrap_or(Cost::Zero),
-                    Count::Many { why } => Cost::Many(format!("{whose}, {why}")),
+                    Count::Many { why } => Cost::many(format!("{whose}, {why}")),
                 }
             }
         }

@@ -17,10 +17,10 @@ impl<'a> Walker<'a, '_> {
             Expression::StringLiteral(s) => {
                 // `Object.defineProperty(o, 'then', …)`, `Reflect.set(o, 'then', …)`.
                 self.note_member_name(s.value.as_str());
-                let text = s.value.as_str().to_owned();
-                self.note_string(&[Part::Lit(text.clone())], s.span);
-                self.note_embedded(&text, s.span.start);
-                (Vals::of(Value::Str(text)), Cost::Zero)
+                let text = s.value.as_str();
+                self.note_literal(text, s.span);
+                self.note_embedded(text, s.span.start);
+                (Vals::of(Value::Str(text.to_owned())), Cost::Zero)
             }
             Expression::TemplateLiteral(t) => self.template(t),
             Expression::Identifier(id) => (self.read(id.name.as_str()), Cost::Zero),
@@ -108,14 +108,14 @@ impl<'a> Walker<'a, '_> {
                 let (_, test) = self.expr(&c.test);
                 let (mut v, a) = self.expr(&c.consequent);
                 let (w, b) = self.expr(&c.alternate);
-                v.join(&w);
+                v.join_owned(w);
                 (v, test.then(a.or(b)))
             }
             Expression::ImportExpression(i) => self.import(i),
             Expression::LogicalExpression(l) => {
                 let (mut v, a) = self.expr(&l.left);
                 let (w, b) = self.expr(&l.right);
-                v.join(&w);
+                v.join_owned(w);
                 (v, a.then(b))
             }
             Expression::NewExpression(n) => self.call(&n.callee, &n.arguments, n.span, true),
@@ -254,6 +254,38 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
+    /// Whether some known part of the text [`Self::shape`] reads from `e`
+    /// holds a `(`, `@` or `\`, found without building the parts. A
+    /// number's text never does.
+    pub(super) fn text_may_load_css(&self, e: &'a Expression<'a>) -> bool {
+        let held = |s: &str| s.contains(['(', '@', '\\']);
+        match e {
+            Expression::StringLiteral(s) => held(s.value.as_str()),
+            Expression::ParenthesizedExpression(p) => self.text_may_load_css(&p.expression),
+            Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
+                // Both sides, as `shape` reads both: the same reads noted.
+                let left = self.text_may_load_css(&b.left);
+                self.text_may_load_css(&b.right) || left
+            }
+            Expression::TemplateLiteral(t) => {
+                let mut any = t
+                    .quasis
+                    .iter()
+                    .any(|q| q.value.cooked.as_ref().is_some_and(|s| held(s.as_str())));
+                for e in &t.expressions {
+                    any |= self.text_may_load_css(e);
+                }
+                any
+            }
+            Expression::Identifier(id) => self
+                .lookup(id.name.as_str())
+                .and_then(|b| self.binding(b))
+                .and_then(|v| v.as_str())
+                .is_some_and(held),
+            _ => false,
+        }
+    }
+
     /// A string built by a call the model knows joins text
     /// (`'https://'.concat(h)`, `['https:', '', h].join('/')`): the whole is
     /// checked for a URL as a concatenation is, and its text, when known,
@@ -353,7 +385,7 @@ impl<'a> Walker<'a, '_> {
         let mut out = Vals::none();
         for v in obj.iter() {
             let got = self.get_one(v, key, at);
-            out.join(&got);
+            out.join_owned(got);
         }
         out
     }

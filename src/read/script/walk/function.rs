@@ -58,7 +58,7 @@ impl<'a> Walker<'a, '_> {
                     let (v, c) = self.expr(e);
                     cost = cost.then(c);
                     let ctx = self.fns.last_mut().expect("a function is open");
-                    ctx.returns.join(&v);
+                    ctx.returns.join_owned(v);
                 }
             },
         }

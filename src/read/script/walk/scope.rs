@@ -245,12 +245,8 @@ impl<'a> Walker<'a, '_> {
         for s in stmts {
             match s {
                 Statement::VariableDeclaration(d) if !d.kind.is_var() => {
-                    let mut names = Vec::new();
                     for decl in &d.declarations {
-                        collect_names(&decl.id, &mut names);
-                    }
-                    for (n, id) in names {
-                        self.declare(n, id, false);
+                        self.declare_pattern(&decl.id);
                     }
                 }
                 Statement::FunctionDeclaration(f) => {
@@ -346,6 +342,11 @@ impl<'a> Walker<'a, '_> {
     }
 
     pub(super) fn declare_pattern(&mut self, pattern: &'a BindingPattern<'a>) {
+        // Most patterns are a name: declared without a list.
+        if let BindingPattern::BindingIdentifier(b) = pattern {
+            self.declare(b.name.as_str(), b.span.start, false);
+            return;
+        }
         let mut names = Vec::new();
         collect_names(pattern, &mut names);
         for (n, id) in names {
@@ -373,7 +374,7 @@ impl<'a> Walker<'a, '_> {
                     && (!computed || !eval)
                 {
                     let text = s.value.as_str();
-                    self.note_string(&[Part::Lit(text.to_owned())], s.span);
+                    self.note_literal(text, s.span);
                     self.note_embedded(text, s.span.start);
                 }
                 if !computed {

@@ -83,7 +83,7 @@ impl<'a> Walker<'a, '_> {
                 Some(a) => {
                     let (v, c) = self.expr(a);
                     if let Some(ctx) = self.fns.last_mut() {
-                        ctx.returns.join(&v);
+                        ctx.returns.join_owned(v);
                     }
                     c
                 }
