@@ -287,6 +287,42 @@ pub(super) enum Effect {
     /// A walker over nodes (`createTreeWalker(root, whatToShow)`): `.0` when
     /// argument 1 shows text only ([`text_only_filter`]), else page data.
     WalksNodes(Obj),
+    /// Makes text from its receiver and arguments ([`TextOp`]): folded
+    /// where they are known, so a URL spelled so still names its site.
+    Text(TextOp),
+}
+
+/// How a function makes text (`String.prototype.concat`, `atob`, a known
+/// string's own methods). Text it makes from what the analysis cannot read,
+/// or that it does not fold, may be any URL: a script that makes a request
+/// beside it is paced against every known site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TextOp {
+    /// The receiver, then each argument (`concat`, also through `.call`
+    /// and `.apply`).
+    Concat,
+    /// Decodes its argument, or its arguments' character codes.
+    Decodes(Decoding),
+    /// A method of a known string (`toLowerCase`, `split`, `replace`),
+    /// named where it is called.
+    Method,
+}
+
+/// What a decoder reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Decoding {
+    /// `atob`: base64, each byte a character.
+    Base64,
+    /// `decodeURIComponent`: every `%XX`, as UTF-8.
+    Component,
+    /// `decodeURI`: the `%XX` of characters that are not reserved in a URL.
+    Uri,
+    /// `unescape`: `%XX` and `%uXXXX`.
+    Unescape,
+    /// `String.fromCharCode`: UTF-16 code units.
+    CharCodes,
+    /// `String.fromCodePoint`: code points.
+    CodePoints,
 }
 
 /// A list of requests in one argument, behind a reference to keep
@@ -616,7 +652,8 @@ pub(super) use dom::{
     sets_attribute_value, text_is_code, text_only_filter, url_assigned,
 };
 pub(super) use language::{
-    Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,
+    Builder, FnMember, Given, UNDEFINED, decode, fold_method, function_member, is_callee,
+    is_constructor, string_builder, string_member,
 };
 pub(super) use markup::markup_continues;
 pub(super) use navigation::{assigned_global, assigned_obj};

@@ -801,6 +801,10 @@ impl<'a> Walker<'a, '_> {
                 }
                 (target.vals.clone(), cost)
             }
+            Effect::Text(op) => {
+                let cost = self.escape_args(args, site);
+                (self.made_text(op, args, site), cost)
+            }
             Effect::SetsProperties(how) => {
                 let cost = match args {
                     [one] if one.vals.all_strings() => Cost::Zero,
@@ -822,6 +826,124 @@ impl<'a> Walker<'a, '_> {
                 };
                 (unknown(), cost)
             }
+        }
+    }
+
+    /// The text `op` makes at `site` from its receiver and `args`: folded
+    /// where they are known, and checked for a URL as a concatenation is;
+    /// else page data, noted as text that may be any URL.
+    fn made_text(&mut self, op: model::TextOp, args: &[Arg<'a>], site: &CallSite) -> Vals {
+        let at = site.at;
+        // `f.apply(x, [a, b])` and `f(...[a, b])`: the array's elements.
+        let mut given = Vec::with_capacity(args.len());
+        for a in args {
+            match a.expr {
+                Some(Expression::ArrayExpression(array)) if a.spread || site.name == "apply" => {
+                    for el in &array.elements {
+                        given.push(match el.as_expression() {
+                            Some(e) => self.given(e, &self.text_of(e)),
+                            None => model::Given::Other,
+                        });
+                    }
+                }
+                _ if a.spread => given.push(model::Given::Other),
+                Some(e) => given.push(self.given(e, &a.vals)),
+                None => given.push(match a.vals.as_str() {
+                    Some(s) => model::Given::Text(s.to_owned()),
+                    None => model::Given::Other,
+                }),
+            }
+        }
+        let span = Span::new(at, at);
+        let made = |this: &mut Self, what: String| {
+            let found = this.found(&what, at);
+            this.made_text.insert((at, what), found);
+            Vals::unknown()
+        };
+        match op {
+            model::TextOp::Concat => {
+                // An array's `concat` makes an array; a string's, text.
+                let receiver = site.receiver.as_str();
+                if receiver.is_none() && site.name == "concat" {
+                    return Vals::unknown();
+                }
+                let mut parts = Vec::new();
+                match receiver {
+                    Some(s) => push_lit(&mut parts, s),
+                    None => parts.push(Part::Hole),
+                }
+                for g in &given {
+                    match g {
+                        model::Given::Text(s) => push_lit(&mut parts, s),
+                        model::Given::Number(n) => push_lit(&mut parts, &n.to_string()),
+                        model::Given::Other => parts.push(Part::Hole),
+                    }
+                }
+                self.note_string(&parts, span);
+                self.fold(at, string_value(&parts))
+            }
+            model::TextOp::Decodes(how) => match model::decode(how, &given) {
+                Some(text) => {
+                    self.note_string(&[Part::Lit(text.clone())], span);
+                    self.note_embedded(&text, at);
+                    self.fold(at, Vals::of(Value::Str(text)))
+                }
+                None if given.iter().all(|g| !matches!(g, model::Given::Other)) => Vals::unknown(),
+                None => made(
+                    self,
+                    format!("`{}` of text the analysis cannot read", site.name),
+                ),
+            },
+            model::TextOp::Method => {
+                let mut out = Vals::none();
+                for v in site.receiver.iter() {
+                    let folded = match v {
+                        Value::Str(s) => model::fold_method(s, &site.name, &given),
+                        _ => None,
+                    };
+                    let Some(text) = folded else {
+                        return made(
+                            self,
+                            format!(
+                                "`{}` of the script's text, which the analysis does not fold",
+                                site.name
+                            ),
+                        );
+                    };
+                    self.note_string(&[Part::Lit(text.clone())], span);
+                    out.add(Value::Str(text));
+                }
+                self.fold(at, out)
+            }
+        }
+    }
+
+    /// Keep the text a call at `at` made, when it is one known string,
+    /// for the concatenation around it.
+    fn fold(&mut self, at: u32, vals: Vals) -> Vals {
+        if let Some(s) = vals.as_str() {
+            self.folded.insert(at, s.to_owned());
+        }
+        vals
+    }
+
+    /// An argument written as `e` with values `vals`, for folding text.
+    fn given(&self, e: &'a Expression<'a>, vals: &Vals) -> model::Given {
+        match e {
+            Expression::NumericLiteral(n) => model::Given::Number(n.value),
+            Expression::UnaryExpression(u)
+                if u.operator == oxc_syntax::operator::UnaryOperator::UnaryNegation
+                    && matches!(&u.argument, Expression::NumericLiteral(_)) =>
+            {
+                match &u.argument {
+                    Expression::NumericLiteral(n) => model::Given::Number(-n.value),
+                    _ => model::Given::Other,
+                }
+            }
+            _ => match vals.as_str() {
+                Some(s) => model::Given::Text(s.to_owned()),
+                None => model::Given::Other,
+            },
         }
     }
 

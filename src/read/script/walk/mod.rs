@@ -333,6 +333,14 @@ pub(super) struct Walker<'a, 'p> {
     opaque: BTreeMap<(u32, String), Found>,
     urls: BTreeMap<(u32, String), ()>,
     unknown_hosts: BTreeMap<(u32, String), Found>,
+    /// Text made at run time from what the analysis cannot read or does
+    /// not fold (`atob(x)`, `'…'.split('')`): it may be any URL, so a
+    /// script that also makes a request names an unknown host.
+    made_text: BTreeMap<(u32, String), Found>,
+    /// The text a call made, where it is one known string, by the offset
+    /// of the call: part of a concatenation around it
+    /// (`'https://o.org'.slice(0, 8) + h`).
+    folded: OffsetMap<String>,
     /// Above zero while walking the parts of a string being concatenated:
     /// only the whole string is checked for a URL.
     concat: u32,
@@ -380,6 +388,8 @@ impl<'a, 'p> Walker<'a, 'p> {
             opaque: BTreeMap::new(),
             urls: BTreeMap::new(),
             unknown_hosts: BTreeMap::new(),
+            made_text: BTreeMap::new(),
+            folded: OffsetMap::default(),
             concat: 0,
             opened: 0,
             declared: OffsetMap::default(),
@@ -417,6 +427,8 @@ impl<'a, 'p> Walker<'a, 'p> {
             self.opaque.clear();
             self.urls.clear();
             self.unknown_hosts.clear();
+            self.made_text.clear();
+            self.folded.clear();
             while let Some(scope) = self.scopes.pop() {
                 self.spare_names(scope.names);
             }
@@ -454,7 +466,11 @@ impl<'a, 'p> Walker<'a, 'p> {
         self.finish(cost)
     }
 
-    fn finish(self, cost: Cost) -> Analysis {
+    fn finish(mut self, cost: Cost) -> Analysis {
+        if !self.requests.is_empty() {
+            let made = std::mem::take(&mut self.made_text);
+            self.unknown_hosts.extend(made);
+        }
         let count = match cost {
             Cost::Zero => Count::Zero,
             Cost::One(_) => Count::One,
