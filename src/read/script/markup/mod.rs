@@ -41,7 +41,7 @@ use html5gum::{DefaultEmitter, Emitter, ForwardingEmitter, State, Token, Tokeniz
 
 use super::model::markup::{
     Fetch, LOADS, Text, TextState, When, breaks_out, handler_runs_once, integration_point,
-    rel_loads, runs_as_script, speculation_rules, text_of, text_state,
+    rel_loads, runs_as_script, runs_on_activation, speculation_rules, text_of, text_state,
 };
 use crate::read::url::{Reach, data_document, reach_absolute};
 
@@ -56,6 +56,9 @@ pub(in crate::read::script) struct Code {
     pub(in crate::read::script) repeats: bool,
     /// An event handler, whose `this` is its element.
     pub(in crate::read::script) handler: bool,
+    /// It runs only when its element is activated (a link's `javascript:`
+    /// URL, on a click), not when the markup is inserted.
+    pub(in crate::read::script) on_activation: bool,
 }
 
 /// What markup loads and runs.
@@ -83,6 +86,10 @@ pub(in crate::read::script) enum Into {
     /// A `DOMParser` document: scripts do not run there, so `<noscript>`
     /// holds markup (which loads once adopted into the page).
     Parsed,
+    /// A page, by the fragment parser (`innerHTML`, `insertAdjacentHTML`):
+    /// the scripts it inserts neither run nor load (the HTML Standard marks
+    /// them already started); the documents of its frames run theirs.
+    Fragment,
 }
 
 /// How many documents deep, one inside the other (`srcdoc`, `data:`
@@ -242,15 +249,17 @@ impl Reader<'_> {
                             Text::Script => get("src").is_none() && runs_as_script(kind),
                             Text::Css => true,
                         };
+                        let inserted = text == Text::Script && self.inert_scripts(depth);
                         collect = Some(Collect {
                             name: name.clone(),
                             text,
-                            live: live && inert == 0,
+                            live: live && inert == 0 && !inserted,
                             rules: speculation_rules(kind) && inert == 0,
                             body: String::new(),
                         });
                     }
-                    if !foreign_el && let Some(state) = text_state(&name, self.into == Into::Page) {
+                    if !foreign_el && let Some(state) = text_state(&name, self.into != Into::Parsed)
+                    {
                         raw = Some(name.clone());
                         tokens.set_state(match state {
                             TextState::Rcdata => State::RcData,
@@ -323,6 +332,7 @@ impl Reader<'_> {
                 text: c.body,
                 repeats: false,
                 handler: false,
+                on_activation: false,
             }),
             Text::Css => self.css(&c.body, "`<style>`"),
         }
@@ -339,8 +349,17 @@ impl Reader<'_> {
         }
     }
 
+    /// Whether the scripts of the document `depth` deep are inserted by the
+    /// fragment parser, and so neither run nor load.
+    fn inert_scripts(&self, depth: u32) -> bool {
+        self.into == Into::Fragment && depth == 0
+    }
+
     /// A start tag's attributes: what they load and run.
     fn element(&mut self, name: &str, attrs: &[(String, String)], depth: u32) {
+        if name == "script" && self.inert_scripts(depth) {
+            return;
+        }
         let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
         let mut slots: Vec<u8> = Vec::new();
         for (attr, value) in attrs {
@@ -350,6 +369,7 @@ impl Reader<'_> {
                     text: value.clone(),
                     repeats: !handler_runs_once(attr),
                     handler: true,
+                    on_activation: false,
                 });
                 continue;
             }
@@ -374,6 +394,7 @@ impl Reader<'_> {
                     text: code.clone(),
                     repeats: false,
                     handler: false,
+                    on_activation: runs_on_activation(name, attr),
                 });
                 continue;
             }
@@ -463,6 +484,7 @@ impl Reader<'_> {
                         text: body,
                         repeats: false,
                         handler: false,
+                        on_activation: false,
                     }),
                     (_, Some((mime, body))) => {
                         if is_markup(&mime) {

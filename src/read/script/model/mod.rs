@@ -655,7 +655,7 @@ pub(super) use language::{
     Builder, FnMember, Given, UNDEFINED, decode, fold_method, function_member, is_callee,
     is_constructor, string_builder, string_member,
 };
-pub(super) use markup::markup_continues;
+pub(super) use markup::{fragment_parsed, markup_continues};
 pub(super) use navigation::{assigned_global, assigned_obj};
 pub(super) use network::IMPORT;
 pub(super) use node::{MODULE_IMPORT, imports_modules};

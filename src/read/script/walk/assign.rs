@@ -56,7 +56,12 @@ impl<'a> Walker<'a, '_> {
 
     /// Markup with values `vals` inserted by `label` at `at` into the page.
     pub(super) fn markup(&mut self, vals: &Vals, label: &str, at: u32) -> Cost {
-        self.markup_into(vals, label, at, markup::Into::Page)
+        let into = if model::fragment_parsed(label) {
+            markup::Into::Fragment
+        } else {
+            markup::Into::Page
+        };
+        self.markup_into(vals, label, at, into)
     }
 
     /// Markup with values `vals` inserted by `label` at `at` `into` a
@@ -149,6 +154,16 @@ impl<'a> Walker<'a, '_> {
         };
         for code in read.code {
             let whose = format!("in {} in the markup of {label}", code.what);
+            if code.on_activation {
+                // A link's code waits for a click: it is kept apart, for the
+                // script's own activations ([`Walker::finish`]).
+                let requests = self.requests.clone();
+                let c = self.nested_in(&code.text, &whose, at, code.handler);
+                self.requests = requests;
+                let c = c.through(|| "when the link is activated".to_owned());
+                self.dormant = std::mem::replace(&mut self.dormant, Cost::Zero).or(c);
+                continue;
+            }
             let c = self.nested_in(&code.text, &whose, at, code.handler);
             let c = if code.repeats {
                 let what = code.what.clone();

@@ -1214,6 +1214,15 @@ impl<'a> Walker<'a, '_> {
                     let found = self.found(&what, at);
                     self.unknown_hosts.insert((at, what), found);
                 }
+                let dormant = match inner.dormant {
+                    Count::Zero => Cost::Zero,
+                    Count::One => Cost::One(Run {
+                        at,
+                        text: format!("a `javascript:` link {whose}, when clicked"),
+                    }),
+                    Count::Many { why } => Cost::Many(format!("{whose}, {why}")),
+                };
+                self.dormant = std::mem::replace(&mut self.dormant, Cost::Zero).or(dormant);
                 let mut first = None;
                 for f in &inner.requests {
                     let c = self.request(&format!("{} {whose}", f.what), at);

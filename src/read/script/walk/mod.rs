@@ -333,6 +333,10 @@ pub(super) struct Walker<'a, 'p> {
     opaque: BTreeMap<(u32, String), Found>,
     urls: BTreeMap<(u32, String), ()>,
     unknown_hosts: BTreeMap<(u32, String), Found>,
+    /// What the code of the links the script inserts does when one is
+    /// activated (a `javascript:` URL): nothing until a click, which a
+    /// script that makes any request of its own may make.
+    dormant: Cost,
     /// Text made at run time from what the analysis cannot read or does
     /// not fold (`atob(x)`, `'…'.split('')`): it may be any URL, so a
     /// script that also makes a request names an unknown host.
@@ -388,6 +392,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             opaque: BTreeMap::new(),
             urls: BTreeMap::new(),
             unknown_hosts: BTreeMap::new(),
+            dormant: Cost::Zero,
             made_text: BTreeMap::new(),
             folded: OffsetMap::default(),
             concat: 0,
@@ -429,6 +434,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             self.unknown_hosts.clear();
             self.made_text.clear();
             self.folded.clear();
+            self.dormant = Cost::Zero;
             while let Some(scope) = self.scopes.pop() {
                 self.spare_names(scope.names);
             }
@@ -471,6 +477,17 @@ impl<'a, 'p> Walker<'a, 'p> {
             let made = std::mem::take(&mut self.made_text);
             self.unknown_hosts.extend(made);
         }
+        // A link's code runs on a click: with no request of its own the
+        // script clicks nothing; with one, it may be that click. Code
+        // nested in code hands its links to the code around it.
+        let dormant = std::mem::replace(&mut self.dormant, Cost::Zero);
+        let (cost, dormant) = match dormant {
+            Cost::Zero => (cost, Count::Zero),
+            _ if self.depth > 0 => (cost, count_of(dormant)),
+            _ if self.requests.is_empty() => (cost, Count::Zero),
+            one @ Cost::One(_) => (cost.then(one), Count::Zero),
+            many => (many, Count::Zero),
+        };
         let count = match cost {
             Cost::Zero => Count::Zero,
             Cost::One(_) => Count::One,
@@ -488,6 +505,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             opaque: self.opaque.into_values().collect(),
             urls,
             unknown_hosts: self.unknown_hosts.into_values().collect(),
+            dormant,
         }
     }
 
@@ -607,6 +625,15 @@ impl Walker<'_, '_> {
         for u in crate::read::url::absolute_urls_in(text) {
             self.urls.insert((at, u), ());
         }
+    }
+}
+
+/// A cost as the analysis reports it.
+fn count_of(cost: Cost) -> Count {
+    match cost {
+        Cost::Zero => Count::Zero,
+        Cost::One(_) => Count::One,
+        Cost::Many(why) => Count::Many { why },
     }
 }
 
