@@ -113,6 +113,9 @@ pub(super) struct Sink {
     pub(super) loads: Loads,
     /// What the call gives.
     pub(super) returns: Returns,
+    /// An input action (Playwright's `fill`): those of one call count as
+    /// one possible request together, as `browser_fill_form`'s fields do.
+    pub(super) input: bool,
 }
 
 impl PartialEq for Sink {
@@ -122,13 +125,22 @@ impl PartialEq for Sink {
         std::ptr::eq(self, other)
             || (self.label == other.label
                 && self.loads == other.loads
-                && self.returns == other.returns)
+                && self.returns == other.returns
+                && self.input == other.input)
     }
 }
 
 /// A sink, for a row: `sink!("`fetch`")`, with `loads Always` or `returns
 /// Window` where the defaults (`Loads::No`, `Returns::Data`) do not hold.
 macro_rules! sink {
+    ($label:literal, input) => {
+        &Sink {
+            label: $label,
+            loads: Loads::No,
+            returns: Returns::Data,
+            input: true,
+        }
+    };
     ($label:literal) => {
         sink!($label, loads No, returns Data)
     };
@@ -143,6 +155,7 @@ macro_rules! sink {
             label: $label,
             loads: Loads::$loads,
             returns: Returns::$returns,
+            input: false,
         }
     };
 }

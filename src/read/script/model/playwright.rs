@@ -31,15 +31,18 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["goForward"], SERVER, Def::Sink(sink!("`page.goForward`"))),
         Row(&["dblclick"], SERVER, Def::Sink(sink!("`dblclick`"))),
         Row(&["tap"], SERVER, Def::Sink(sink!("`tap`"))),
-        Row(&["fill"], SERVER, Def::Sink(sink!("`fill`"))),
+        // Input actions: what `browser_fill_form` does field by field; those
+        // of one call count as one possible request (the page's handlers
+        // may fetch), and a click or key after them as another.
+        Row(&["fill"], SERVER, Def::Sink(sink!("`fill`", input))),
         Row(&["press"], SERVER, Def::Sink(sink!("`press`"))),
         Row(&["pressSequentially"], SERVER, Def::Sink(sink!("`pressSequentially`"))),
         Row(&["type"], SERVER, Def::Sink(sink!("`type`"))),
         Row(&["insertText"], SERVER, Def::Sink(sink!("`insertText`"))),
-        Row(&["check"], SERVER, Def::Sink(sink!("`check`"))),
-        Row(&["uncheck"], SERVER, Def::Sink(sink!("`uncheck`"))),
-        Row(&["setChecked"], SERVER, Def::Sink(sink!("`setChecked`"))),
-        Row(&["selectOption"], SERVER, Def::Sink(sink!("`selectOption`"))),
+        Row(&["check"], SERVER, Def::Sink(sink!("`check`", input))),
+        Row(&["uncheck"], SERVER, Def::Sink(sink!("`uncheck`", input))),
+        Row(&["setChecked"], SERVER, Def::Sink(sink!("`setChecked`", input))),
+        Row(&["selectOption"], SERVER, Def::Sink(sink!("`selectOption`", input))),
         Row(&["setInputFiles"], SERVER, Def::Sink(sink!("`setInputFiles`"))),
         Row(&["dragTo"], SERVER, Def::Sink(sink!("`dragTo`"))),
         Row(&["dragAndDrop"], SERVER, Def::Sink(sink!("`dragAndDrop`"))),

@@ -133,7 +133,11 @@ impl<'a> Walker<'a, '_> {
                     self.code_url(&first.vals, sink.label, at, sink.loads);
                     document = self.data_documents(&first.vals, sink.label, at);
                 }
-                let c = self.request(sink.label, at).then(document);
+                let mut c = self.request(sink.label, at);
+                if let (true, Cost::One(run)) = (sink.input, &mut c) {
+                    run.input = true;
+                }
+                let c = c.then(document);
                 let ret = match sink.returns {
                     model::Returns::Window => Value::Global,
                     model::Returns::Data if site.new => Value::Plain,
@@ -1219,6 +1223,7 @@ impl<'a> Walker<'a, '_> {
                     Count::One => Cost::One(Run {
                         at,
                         text: format!("a `javascript:` link {whose}, when clicked"),
+                        input: false,
                     }),
                     Count::Many { why } => Cost::Many(format!("{whose}, {why}")),
                 };

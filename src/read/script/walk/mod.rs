@@ -573,7 +573,11 @@ impl<'a, 'p> Walker<'a, 'p> {
         self.requests
             .entry((offset, what.to_owned()))
             .or_insert(found);
-        Cost::One(Run { at: offset, text })
+        Cost::One(Run {
+            at: offset,
+            text,
+            input: false,
+        })
     }
 
     /// Code the analysis cannot see runs at `offset`.
