@@ -300,6 +300,9 @@ pub(super) enum Effect {
     /// A walker over nodes (`createTreeWalker(root, whatToShow)`): `.0` when
     /// argument 1 shows text only ([`text_only_filter`]), else page data.
     WalksNodes(Obj),
+    /// Sets CSS properties of page elements: `(name, value)` or an object
+    /// of them (jQuery's `css`), a value a function called for each.
+    SetsStyle,
     /// Makes text from its receiver and arguments ([`TextOp`]): folded
     /// where they are known, so a URL spelled so still names its site.
     Text(TextOp),
@@ -668,6 +671,7 @@ pub(super) use language::{
     Builder, FnMember, Given, UNDEFINED, decode, fold_method, function_member, is_callee,
     is_constructor, string_builder, string_member,
 };
+pub(super) use libraries::style_may_load;
 pub(super) use markup::{fragment_parsed, markup_continues};
 pub(super) use navigation::{assigned_global, assigned_obj};
 pub(super) use network::IMPORT;

@@ -805,6 +805,57 @@ impl<'a> Walker<'a, '_> {
                 }
                 (target.vals.clone(), cost)
             }
+            Effect::SetsStyle => {
+                let cost = match args {
+                    [name, value, ..] => {
+                        self.style_value(name.vals.as_str(), value, &site.name, at)
+                    }
+                    [
+                        Arg {
+                            expr: Some(Expression::ObjectExpression(o)),
+                            spread: false,
+                            ..
+                        },
+                    ] => {
+                        let mut cost = Cost::Zero;
+                        for p in &o.properties {
+                            let ObjectPropertyKind::ObjectProperty(p) = p else {
+                                self.opaque("`css` of properties the analysis cannot read", at);
+                                continue;
+                            };
+                            let name = p.key.static_name();
+                            let value = Arg {
+                                vals: self.text_of(&p.value),
+                                spread: false,
+                                expr: Some(&p.value),
+                            };
+                            cost = cost.then(self.style_value(
+                                name.as_deref(),
+                                &value,
+                                &site.name,
+                                at,
+                            ));
+                        }
+                        cost
+                    }
+                    // A getter: `css('color')`, `css(['color', 'width'])`.
+                    [one]
+                        if matches!(one.expr, Some(Expression::ArrayExpression(_)))
+                            || one
+                                .vals
+                                .iter()
+                                .all(|v| matches!(v, Value::Str(_) | Value::Unknown)) =>
+                    {
+                        Cost::Zero
+                    }
+                    [_] => {
+                        self.opaque("`css` of properties the analysis cannot read", at);
+                        Cost::Zero
+                    }
+                    [] => Cost::Zero,
+                };
+                (unknown(), cost)
+            }
             Effect::Text(op) => {
                 let cost = self.escape_args(args, site);
                 (self.made_text(op, args, site), cost)
@@ -816,7 +867,8 @@ impl<'a> Walker<'a, '_> {
                     [name, value, ..] => match name.vals.as_str() {
                         Some(n) => {
                             let key = Key::Name(Cow::Owned(n.to_owned()), false);
-                            self.set(&Vals::unknown(), &key, &value.vals, at)
+                            let c = self.set(&Vals::unknown(), &key, &value.vals, at);
+                            self.per_element(c, value.expr, &value.vals, &site.name, at)
                         }
                         None => {
                             self.opaque(
@@ -931,6 +983,81 @@ impl<'a> Walker<'a, '_> {
         vals
     }
 
+    /// jQuery's `css(name, value)` at `at`: the CSS's `url(…)`s, once for
+    /// each matched element when the value is a function; a property that
+    /// may hold a URL given a value the analysis cannot read, one.
+    fn style_value(&mut self, name: Option<&str>, value: &Arg<'a>, how: &str, at: u32) -> Cost {
+        let loads = name.is_none_or(model::style_may_load);
+        let c = match value.expr {
+            Some(e) if !value.vals.iter().any(|v| matches!(v, Value::Func(_))) => self.css(e, at),
+            _ => Cost::Zero,
+        };
+        let function = self.may_be_function(value.expr, &value.vals);
+        let c = if function && loads && c == Cost::Zero {
+            self.request(&format!("`{how}` of a style that may load a `url(…)`"), at)
+        } else {
+            c
+        };
+        self.per_element(c, value.expr, &value.vals, how, at)
+    }
+
+    /// What setting a value on each element jQuery matched costs: `cost`
+    /// once, when the value is one (browsers fetch one URL once for all of
+    /// them, measured in Chromium), or once per element when it is a
+    /// function, which jQuery calls for each and which may give each a URL
+    /// of its own.
+    fn per_element(
+        &mut self,
+        cost: Cost,
+        expr: Option<&'a Expression<'a>>,
+        vals: &Vals,
+        how: &str,
+        at: u32,
+    ) -> Cost {
+        if !self.may_be_function(expr, vals) {
+            return cost;
+        }
+        cost.repeated(|| {
+            format!(
+                "for each element `{}` at {} matches: its value is a function, called once for each, which may give each a URL of its own (set one URL, or set it on one element)",
+                how.trim_matches('`'),
+                self.pos(at)
+            )
+        })
+    }
+
+    /// Whether a value jQuery is handed may be a function: one of the
+    /// script's, or a global the script does not declare (`fn`,
+    /// `window.f`), which the page or an earlier call may have made one.
+    fn may_be_function(&self, expr: Option<&'a Expression<'a>>, vals: &Vals) -> bool {
+        if vals.iter().any(|v| {
+            matches!(
+                v,
+                Value::Func(_) | Value::Via(_) | Value::BindOf(_) | Value::Dyn | Value::Any
+            )
+        }) {
+            return true;
+        }
+        match expr {
+            Some(Expression::Identifier(id)) => self.lookup(id.name.as_str()).is_none(),
+            Some(Expression::StaticMemberExpression(m)) => {
+                matches!(&m.object, Expression::Identifier(o) if self.lookup(o.name.as_str()).is_none() && matches!(o.name.as_str(), "window" | "globalThis" | "self"))
+            }
+            Some(Expression::ArrowFunctionExpression(_) | Expression::FunctionExpression(_)) => {
+                true
+            }
+            // `f.bind(…)` gives a function.
+            Some(Expression::CallExpression(c)) => {
+                c.callee
+                    .as_member_expression()
+                    .and_then(MemberExpression::static_property_name)
+                    .and_then(model::function_member)
+                    == Some(model::FnMember::Bind)
+            }
+            _ => false,
+        }
+    }
+
     /// An argument written as `e` with values `vals`, for folding text.
     fn given(&self, e: &'a Expression<'a>, vals: &Vals) -> model::Given {
         match e {
@@ -1040,7 +1167,14 @@ impl<'a> Walker<'a, '_> {
             let mut parts = Vec::new();
             self.shape(&p.value, &mut parts);
             let vals = string_value(&parts);
-            cost = cost.then(self.set(target, &key, &vals, p.span.start));
+            let c = self.set(target, &key, &vals, p.span.start);
+            // jQuery's `attr({ src: fn })` calls `fn` for each element.
+            let c = if how == "`attr`" {
+                self.per_element(c, Some(&p.value), &Vals::unknown(), how, p.span.start)
+            } else {
+                c
+            };
+            cost = cost.then(c);
         }
         cost
     }

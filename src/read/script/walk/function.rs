@@ -336,6 +336,7 @@ impl<'a> Walker<'a, '_> {
                 | Effect::ParsesMarkup(_)
                 | Effect::CopiesProperties(_)
                 | Effect::SetsProperties(_)
+                | Effect::SetsStyle
                 | Effect::CreatesElement(_)
                 | Effect::CreatesAttribute(_)
                 | Effect::NewElement(..)
