@@ -300,6 +300,10 @@ pub(super) enum Effect {
     /// A walker over nodes (`createTreeWalker(root, whatToShow)`): `.0` when
     /// argument 1 shows text only ([`text_only_filter`]), else page data.
     WalksNodes(Obj),
+    /// Answers a routed request with a response of the script's (Playwright's
+    /// `route.fulfill(options)`): a document when its type is markup, which
+    /// loads what its markup names each time it answers a navigation.
+    Fulfills,
     /// Sets CSS properties of page elements: `(name, value)` or an object
     /// of them (jQuery's `css`), a value a function called for each.
     SetsStyle,
@@ -676,4 +680,4 @@ pub(super) use markup::{fragment_parsed, markup_continues};
 pub(super) use navigation::{assigned_global, assigned_obj};
 pub(super) use network::IMPORT;
 pub(super) use node::{MODULE_IMPORT, imports_modules};
-pub(super) use playwright::{Devtools, devtools};
+pub(super) use playwright::{Devtools, devtools, markup_file};

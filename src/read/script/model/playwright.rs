@@ -60,6 +60,9 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["send"], SERVER, Def::Effect(Effect::Devtools(super::network::SEND))),
         Row(&["$eval", "$$eval"], SERVER, Def::Effect(Effect::RunsInPage(1))),
         Row(&["addInitScript"], SERVER, Def::Effect(Effect::RunsInEveryPage)),
+        // A route's answer: markup is a document whose subresources load
+        // (the route's handler runs for every request it matches).
+        Row(&["fulfill"], SERVER, Def::Effect(Effect::Fulfills)),
         Row(&["request"], SERVER, Def::Obj(Obj::ApiRequest)),
         Row(&["context"], SERVER, Def::Effect(Effect::Returns(Obj::BrowserContext))),
         Row(&["newPage", "mainFrame", "page"], SERVER, Def::Effect(Effect::Returns(Obj::Page))),
@@ -152,4 +155,13 @@ pub(in crate::read::script) fn devtools(method: &str) -> Devtools {
 /// The function sent to run on the server is called with the `page`.
 pub(super) fn first_argument(env: Env) -> Option<Def> {
     (env == Env::PlaywrightServer).then_some(Def::Obj(Obj::Page))
+}
+
+/// Whether a file served by `route.fulfill({ path })` is markup, by its
+/// name's extension (Playwright types it so).
+pub(in crate::read::script) fn markup_file(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".html", ".htm", ".xhtml", ".svg", ".xml", ".shtml"]
+        .iter()
+        .any(|e| lower.ends_with(e))
 }

@@ -805,6 +805,7 @@ impl<'a> Walker<'a, '_> {
                 }
                 (target.vals.clone(), cost)
             }
+            Effect::Fulfills => (unknown(), self.fulfilled(args, at)),
             Effect::SetsStyle => {
                 let cost = match args {
                     [name, value, ..] => {
@@ -981,6 +982,65 @@ impl<'a> Walker<'a, '_> {
             self.folded.insert(at, s.to_owned());
         }
         vals
+    }
+
+    /// Playwright's `route.fulfill(options)` at `at`: a body of a markup type
+    /// (or of no type, which the browser sniffs) is a document, read as
+    /// `setContent`'s markup is; one the analysis cannot read (a variable,
+    /// a file) is a possible request. JSON, text and the fetched response
+    /// passed on load nothing of the script's.
+    fn fulfilled(&mut self, args: &[Arg<'a>], at: u32) -> Cost {
+        const LABEL: &str = "the document `route.fulfill` answers with";
+        let options = match args.first() {
+            None => return Cost::Zero,
+            Some(Arg {
+                expr: Some(e @ Expression::ObjectExpression(_)),
+                spread: false,
+                ..
+            }) => e,
+            Some(_) => {
+                return self.request(
+                    &format!("{LABEL}, whose options the analysis cannot read"),
+                    at,
+                );
+            }
+        };
+        if property_value(options, "json").is_some() {
+            return Cost::Zero;
+        }
+        let text = |this: &Self, e: &'a Expression<'a>| this.text_of(e).as_str().map(str::to_owned);
+        let header = property_value(options, "headers").and_then(|h| {
+            property_value(h, "content-type").or_else(|| property_value(h, "Content-Type"))
+        });
+        let kind = property_value(options, "contentType").or(header);
+        let body = property_value(options, "body");
+        let path = property_value(options, "path");
+        let markup = match kind {
+            Some(k) => text(self, k)
+                .is_none_or(|t| markup::is_markup(t.split(';').next().unwrap_or("").trim())),
+            None => match path {
+                Some(p) => text(self, p).is_none_or(|p| model::markup_file(&p)),
+                // No type: the browser sniffs the body, which may be markup.
+                None => body.is_some(),
+            },
+        };
+        if !markup {
+            return Cost::Zero;
+        }
+        match (body, path) {
+            (Some(b), _) => match text(self, b) {
+                Some(html) => self.markup(&Vals::of(Value::Str(html)), LABEL, at),
+                None => self.request(
+                    &format!("{LABEL}, whose markup the analysis cannot read"),
+                    at,
+                ),
+            },
+            (None, Some(_)) => {
+                self.request(&format!("{LABEL}, a file the analysis cannot read"), at)
+            }
+            // Empty, or the fetched response passed on.
+            (None, None) => Cost::Zero,
+        }
     }
 
     /// jQuery's `css(name, value)` at `at`: the CSS's `url(…)`s, once for

@@ -337,6 +337,7 @@ impl<'a> Walker<'a, '_> {
                 | Effect::CopiesProperties(_)
                 | Effect::SetsProperties(_)
                 | Effect::SetsStyle
+                | Effect::Fulfills
                 | Effect::CreatesElement(_)
                 | Effect::CreatesAttribute(_)
                 | Effect::NewElement(..)
