@@ -92,6 +92,12 @@ pub(in crate::read::script) enum Into {
     Fragment,
 }
 
+/// Stands for a part of the markup built at run time (`${name}`): where it
+/// lands, text, it holds text; in a tag's name, an attribute's name, a
+/// handler, a script or a frame's URL, what it holds is code or markup the
+/// reader cannot see.
+pub(in crate::read::script) const HOLE: char = '\u{E000}';
+
 /// How many documents deep, one inside the other (`srcdoc`, `data:`
 /// frames), markup is read; deeper is opaque.
 const MAX_DOCUMENTS: u32 = 4;
@@ -316,7 +322,20 @@ impl Reader<'_> {
     }
 
     /// The text of a `<script>` or `<style>`, at its end.
-    fn text(&mut self, c: Collect) {
+    fn text(&mut self, mut c: Collect) {
+        if c.body.contains(HOLE) {
+            match c.text {
+                Text::Script if c.live || c.rules => {
+                    self.out
+                        .opaque
+                        .push(format!("a `<{}>` whose code is built at run time", c.name));
+                    return;
+                }
+                // A part of CSS built at run time is a word: `url(${u})`
+                // is still a `url()`.
+                _ => c.body = c.body.replace(HOLE, "_"),
+            }
+        }
         if c.rules {
             self.out
                 .opaque
@@ -360,10 +379,22 @@ impl Reader<'_> {
         if name == "script" && self.inert_scripts(depth) {
             return;
         }
+        if name.contains(HOLE) || attrs.iter().any(|(k, _)| k.contains(HOLE)) {
+            self.out
+                .opaque
+                .push("a tag or attribute whose name is built at run time".to_owned());
+            return;
+        }
         let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
         let mut slots: Vec<u8> = Vec::new();
         for (attr, value) in attrs {
             if attr.starts_with("on") && attr.len() > 2 {
+                if value.contains(HOLE) {
+                    self.out.opaque.push(format!(
+                        "the `{attr}` handler of `<{name}>`, built at run time"
+                    ));
+                    continue;
+                }
                 self.out.code.push(Code {
                     what: format!("the `{attr}` handler of `<{name}>`"),
                     text: value.clone(),
@@ -374,7 +405,8 @@ impl Reader<'_> {
                 continue;
             }
             if attr == "style" {
-                self.css(value, &format!("the `style` of a `<{name}>`"));
+                let value = value.replace(HOLE, "_");
+                self.css(&value, &format!("the `style` of a `<{name}>`"));
                 continue;
             }
             let row = LOADS
@@ -399,6 +431,14 @@ impl Reader<'_> {
                 continue;
             }
             let Some(row) = row else { continue };
+            // A URL whose start is built at run time may be a `javascript:`
+            // or `data:` URL: a frame's or a script's runs code.
+            if value.starts_with(HOLE) && matches!(row.2, Fetch::Frame | Fetch::Script) {
+                self.out.opaque.push(format!(
+                    "`<{name} {attr}>` with a URL built at run time, which may run code"
+                ));
+                continue;
+            }
             let holds = match row.3 {
                 When::Always => true,
                 When::Type(t) => get("type").is_some_and(|v| v.trim().eq_ignore_ascii_case(t)),
@@ -511,6 +551,10 @@ impl Reader<'_> {
 
     /// A URL that loads: its site, when it names one.
     fn url(&mut self, value: &str, reach: &Option<Reach>) {
+        // Its site, if any, was read from the script's string.
+        if value.contains(HOLE) {
+            return;
+        }
         if matches!(reach, Some(Reach::Host(_) | Reach::Unreadable { .. })) {
             self.out.urls.push(value.to_owned());
         }

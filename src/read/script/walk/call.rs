@@ -488,7 +488,12 @@ impl<'a> Walker<'a, '_> {
             Effect::Markup(label, index) => {
                 let mut cost = Cost::Zero;
                 for a in args.iter().skip(index) {
+                    let saved = std::mem::replace(
+                        &mut self.markup_expr,
+                        a.expr.filter(|_| !a.spread).map(|e| (at, e)),
+                    );
                     cost = cost.then(self.markup(&a.vals, label, at));
+                    self.markup_expr = saved;
                 }
                 if args.len() <= index {
                     self.opaque(&format!("{label} with markup the analysis cannot read"), at);

@@ -58,6 +58,7 @@ mod scope;
 mod statement;
 
 /// What to analyse.
+#[derive(Clone, Copy)]
 pub(super) enum Root<'a> {
     /// The wrapper function around a script body.
     Body(&'a Function<'a>),
@@ -333,6 +334,16 @@ pub(super) struct Walker<'a, 'p> {
     opaque: BTreeMap<(u32, String), Found>,
     urls: BTreeMap<(u32, String), ()>,
     unknown_hosts: BTreeMap<(u32, String), Found>,
+    /// The code walked, for the one look at all of its strings that
+    /// markup built at run time needs ([`Walker::loading_literals`]).
+    root: Option<Root<'a>>,
+    /// Where each string of the script that as markup loads or runs
+    /// something is, found the first time markup with holes is read.
+    loading_literals: Option<Vec<Span>>,
+    /// The expression whose value is the markup being inserted, while an
+    /// assignment or call inserts it, with where that is: read with its
+    /// holes when its text is not all known.
+    markup_expr: Option<(u32, &'a Expression<'a>)>,
     /// What the code of the links the script inserts does when one is
     /// activated (a `javascript:` URL): nothing until a click, which a
     /// script that makes any request of its own may make.
@@ -392,6 +403,9 @@ impl<'a, 'p> Walker<'a, 'p> {
             opaque: BTreeMap::new(),
             urls: BTreeMap::new(),
             unknown_hosts: BTreeMap::new(),
+            root: None,
+            loading_literals: None,
+            markup_expr: None,
             dormant: Cost::Zero,
             made_text: BTreeMap::new(),
             folded: OffsetMap::default(),
@@ -419,6 +433,7 @@ impl<'a, 'p> Walker<'a, 'p> {
 
     /// Walk until nothing changes, then report.
     pub(super) fn run(mut self, root: Root<'a>) -> Analysis {
+        self.root = Some(root);
         let env = self.env;
         let mut cost = Cost::Zero;
         for round in 0..MAX_ROUNDS {
