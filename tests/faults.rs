@@ -530,3 +530,71 @@ fn a_state_whose_heal_fails_stays_busy_until_the_heal_is_written() {
     // That call healed it: the one after waits out the hold and goes.
     assert_pass(&gate.run(&pre_navigate("d", "https://example.com/", 1)));
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hook_started_without_stdout_or_stderr_keeps_its_files_off_their_numbers() {
+    use std::os::unix::process::CommandExt;
+    let gate = Gate::new("interval = \"3s\"\nin_flight_hold = \"5s\"\nmax_wait = \"20s\"\n");
+    let a = pre_navigate("a", "https://example.com/", 1);
+    assert_pass(&gate.run(&a));
+    assert_pass(&gate.run(&post_of(&a, "PostToolUse")));
+    // A client (or a shell) that starts the hook with descriptors 1 and 2
+    // closed. The call waits its turn with the gate's files open: any of
+    // them given number 1 or 2 would receive what the hook writes to its
+    // stdout and stderr.
+    let mut cmd = gate.command();
+    // SAFETY: `close` is async-signal-safe; nothing else runs in the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::close(1);
+            libc::close(2);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&serde_json::to_vec(&pre_navigate("b", "https://example.com/", 1)).unwrap())
+        .unwrap();
+    thread::sleep(Duration::from_millis(1_000));
+    let fds = format!("/proc/{}/fd", child.id());
+    let open: Vec<_> = fs::read_dir(&fds)
+        .unwrap()
+        .map(|e| fs::read_link(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        open.iter().any(|p| p.starts_with(gate.home())),
+        "the waiting hook holds none of the gate's files: {open:?}"
+    );
+    for fd in [1, 2] {
+        assert_eq!(
+            fs::read_link(format!("{fds}/{fd}")).unwrap(),
+            Path::new("/dev/null"),
+            "descriptor {fd}"
+        );
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(gate.events("admit").len(), 2);
+}
+
+#[test]
+fn a_blocked_call_whose_client_stopped_reading_still_exits_2() {
+    let gate = Gate::new("");
+    // stderr is a pipe nobody reads any more: writing the reason fails with
+    // EPIPE. Killed by SIGPIPE instead, the hook would not exit 2, and a
+    // client reads any other end as "run the call".
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut child = gate.command().stderr(writer).spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&serde_json::to_vec(&two_clicks("a")).unwrap())
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(2), "{status:?}");
+}
