@@ -57,6 +57,23 @@
 //!   hands back. Each beside a hostile row of `tests/fixtures/scripts.toml`
 //!   that still counts, and checked with the ordinary corpus
 //!   (`tests/fixtures/ordinary.toml`) in Chromium by `tests/chromium.rs`.
+//! - (1) Text made at run time from what the analysis cannot read, or by
+//!   a function it does not fold (`atob(x)`, `'…'.split('')`), may be any
+//!   URL: a script that makes a request beside it is paced against every
+//!   known site ([`TextOp`]); known input folds to its text and its site.
+//! - (1) A function value handed to jQuery's `attr`, `prop` or `css` is
+//!   called for each matched element: once per element (one value set on
+//!   all of them is one fetch). A route's handler runs for every request
+//!   it matches: what `route.fulfill`'s markup loads repeats.
+//! - (1) A hole in markup built at run time counts where it can hold code
+//!   or markup (a tag or attribute name, after `=` unquoted, a handler, a
+//!   live script, a frame's URL); where text or a quoted value goes it
+//!   holds text read at run time, unless the script holds elsewhere a
+//!   string that loads as markup (which could reach it).
+//! - (3) Scripts inserted by the fragment parser (`innerHTML`) do not run;
+//!   a link's `javascript:` URL runs on a click, so it counts only beside a
+//!   request of the script's own; Playwright's input actions of one call
+//!   are one possible request together, as one `browser_fill_form` is.
 //! - Not yet: a method or property of page data whose name is in no table
 //!   (`el.getAttribute`, `rows.map`, `window.scrollBy`) counts nothing, as
 //!   `Def::Inert` does; the lookups keep the two apart (`None` against
