@@ -353,7 +353,8 @@ pub fn config(data: &[u8]) {
             assert!(ms <= CEILING_MS, "`{key}` of {ms} ms accepted");
         }
         assert!(c.stale_after_ms > c.max_wait_ms);
-        for s in c.sites() {
+        let sites = c.sites().expect("a parsed config's sites read");
+        for s in &sites {
             assert!(!s.name.is_empty() && !s.name.starts_with('.'));
             assert!(
                 s.name
@@ -362,42 +363,55 @@ pub fn config(data: &[u8]) {
                 "site name {:?} accepted",
                 s.name
             );
-            assert_eq!(c.site(s.name).map(|f| f.name), Some(s.name));
+            assert_eq!(
+                c.site(&s.name).unwrap().map(|f| f.name),
+                Some(s.name.clone())
+            );
             for d in s.domains() {
                 assert_eq!(crate::key::normalize_host(d).as_deref(), Some(d));
-                let owner = c.owner_of(d).expect("a configured domain has an owner");
+                let owner = c
+                    .owner_of(d)
+                    .unwrap()
+                    .expect("a configured domain has an owner");
                 assert!(owner.domains().any(|o| o == d));
                 let key = site::key_for_host(d);
                 assert!(
-                    requests::for_host(&c, d).iter().any(|r| r.site == key),
+                    requests::for_host(&c, d)
+                        .unwrap()
+                        .iter()
+                        .any(|r| r.site == key),
                     "a request to {d} skips its own key {key}"
                 );
             }
         }
         let key = [1, -2, 3, i64::MAX, i64::MIN, 0, 7];
+        let bytes = cache::encode(&key, &c).expect("a parsed config encodes");
         assert_eq!(
-            cache::decode(&cache::encode(&key, &c), path),
+            cache::decode(&bytes, path),
             Some((key, c.clone())),
             "the config cache loses what the config said"
         );
         ask(&c);
     }
-    if let Some((key, c)) = cache::decode(&text, path) {
-        assert_eq!(
-            cache::decode(&cache::encode(&key, &c), path),
-            Some((key, c.clone()))
-        );
+    if let Some((key, c)) = cache::decode(data, path) {
+        // A cache that decodes but whose sites do not read whole does not
+        // encode; one that does comes back as it was.
+        if let Some(bytes) = cache::encode(&key, &c) {
+            assert_eq!(cache::decode(&bytes, path), Some((key, c.clone())));
+        }
         ask(&c);
     }
 }
 
 /// Everything the gate asks a config, about each name and domain it lists.
 fn ask(c: &Config) {
+    let sites = c.sites().unwrap_or_default();
     let mut words: Vec<&str> = Vec::new();
-    for s in c.sites() {
-        words.push(s.name);
+    for s in &sites {
+        words.push(&s.name);
         words.extend(s.domains());
     }
+    words.extend(["", "a", "example.com", "www.example.com"]);
     for w in words {
         let _ = c.site(w);
         let _ = c.owner_of(w);
@@ -1053,7 +1067,7 @@ pub fn seeds(src: &Sources) -> Vec<Seed> {
             add(
                 "config",
                 format!("readme-{i}.cache"),
-                cache::encode(&[1, 2, 3, 4, 5, 6, 7], &c).into_bytes(),
+                cache::encode(&[1, 2, 3, 4, 5, 6, 7], &c).expect("a parsed config encodes"),
             );
         }
         if let Ok(t) = toml::from_str::<toml::Table>(text) {
@@ -1068,7 +1082,7 @@ pub fn seeds(src: &Sources) -> Vec<Seed> {
         add(
             "config",
             "full.cache".to_owned(),
-            cache::encode(&[9, 8, 7, 6, 5, 4, 3], &c).into_bytes(),
+            cache::encode(&[9, 8, 7, 6, 5, 4, 3], &c).expect("a parsed config encodes"),
         );
     }
     durations.sort();

@@ -72,11 +72,11 @@ impl Pacer {
     /// domains), a URL, or a host.
     pub fn requests(&self, site_or_url: &str) -> Result<Vec<SiteRequest>> {
         let wanted = site_or_url.trim().to_ascii_lowercase();
-        if let Some(group) = self.config.site(&wanted) {
-            let out: Vec<SiteRequest> = group
-                .domains()
-                .flat_map(|d| requests::for_host(&self.config, d))
-                .collect();
+        if let Some(group) = self.config.site(&wanted)? {
+            let mut out: Vec<SiteRequest> = Vec::new();
+            for d in group.domains() {
+                out.extend(requests::for_host(&self.config, d)?);
+            }
             if out.is_empty() {
                 return Err(Error::Usage {
                     message: format!("configured site `{wanted}` lists no domains"),
@@ -86,7 +86,7 @@ impl Pacer {
             return Ok(out);
         }
         match site::host_of_url(site_or_url) {
-            Some(host) => Ok(requests::for_host(&self.config, &host)),
+            Some(host) => requests::for_host(&self.config, &host),
             None => Err(Error::Usage {
                 message: format!("`{site_or_url}` is not a site, a host or a URL"),
             }),

@@ -379,7 +379,7 @@ impl Dir {
 
 /// This process's effective user id, asked once: every directory of the
 /// state is checked against it, a dozen times in a paced event.
-fn euid() -> libc::uid_t {
+pub(crate) fn euid() -> libc::uid_t {
     static EUID: std::sync::OnceLock<libc::uid_t> = std::sync::OnceLock::new();
     // SAFETY: geteuid cannot fail.
     *EUID.get_or_init(|| unsafe { libc::geteuid() })

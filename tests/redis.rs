@@ -670,39 +670,44 @@ fn on_backend_error_local_falls_back_and_tells_the_model() {
 /// from the server back by `delay`: a server that answers each command, but
 /// slowly. Runs until the test process ends.
 fn slow_proxy(upstream: u16, delay: Duration) -> u16 {
+    proxy(upstream, |_| Duration::ZERO, delay)
+}
+
+/// A TCP proxy to `upstream` on a free loopback port that holds each read
+/// from the client back by what `hold` says of it before the server sees
+/// it, and each reply by `reply_delay`. Runs until the test process ends.
+fn proxy(upstream: u16, hold: fn(&[u8]) -> Duration, reply_delay: Duration) -> u16 {
     use std::{io::Read as _, net::TcpStream};
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    // Each way: read, wait what `wait` says, pass on.
+    type Wait = Box<dyn Fn(&[u8]) -> Duration + Send>;
+    let pipe = |mut from: TcpStream, mut to: TcpStream, wait: Wait| {
+        thread::spawn(move || {
+            let mut buf = [0u8; 64 * 1024];
+            while let Ok(n) = from.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                thread::sleep(wait(&buf[..n]));
+                if to.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        });
+    };
     thread::spawn(move || {
         for client in listener.incoming() {
             let Ok(client) = client else { continue };
             let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
                 continue;
             };
-            let (mut c_in, mut s_out) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-            // Requests go straight through.
-            thread::spawn(move || {
-                let mut buf = [0u8; 16 * 1024];
-                while let Ok(n) = c_in.read(&mut buf) {
-                    if n == 0 || s_out.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
-                }
-            });
-            // Replies are held back.
-            let (mut s_in, mut c_out) = (server, client);
-            thread::spawn(move || {
-                let mut buf = [0u8; 16 * 1024];
-                while let Ok(n) = s_in.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    thread::sleep(delay);
-                    if c_out.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
-                }
-            });
+            pipe(
+                client.try_clone().unwrap(),
+                server.try_clone().unwrap(),
+                Box::new(hold),
+            );
+            pipe(server, client, Box::new(move |_| reply_delay));
         }
     });
     port
@@ -736,4 +741,61 @@ fn a_slow_server_cannot_hold_a_pre_past_its_deadline() {
         "the Pre took {took:?}, past the hook's timeout: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The 4.8 s wait of BENCHMARKS.md's Redis rows: a waiter admitted while
+/// its heartbeat's renewal was still on its way (a slow server, a loaded
+/// machine) exited without leaving its queue, because the last writes went
+/// out only when the store's shared part was dropped, and the heartbeat
+/// thread still held it. Its place then stood in the queue, alive, for its
+/// time to live, and the caller behind it waited that out. Now a process
+/// leaves its place on exit whatever its heartbeat is doing.
+#[test]
+fn a_waiter_leaves_its_place_on_exit_while_a_renewal_is_in_flight() {
+    let server = Server::start();
+    let config = "interval = \"2500ms\"\nin_flight_hold = \"30s\"\nmax_wait = \"60s\"\n";
+    // Renewals take 5 s to reach the server: the first, a second after the
+    // waiter joins, is still on its way when the waiter goes in at 2.5 s.
+    let port = proxy(
+        server.port,
+        |sent| {
+            // A renewal is `PEXPIRE key ms`, on the heartbeat's connection.
+            if sent.starts_with(b"*3\r\n$7\r\nPEXPIRE\r\n") {
+                Duration::from_secs(5)
+            } else {
+                Duration::ZERO
+            }
+        },
+        Duration::ZERO,
+    );
+    let held_up = Machine::new(config, &format!("redis://127.0.0.1:{port}/0"));
+    let direct = Machine::new(config, &server.url());
+    assert_pass(&direct.run(&pre_navigate("opener", "https://example.com/", 1)));
+    assert_pass(&direct.run(&post_navigate("opener")));
+    let waiter = finish(
+        held_up.spawn(&pre_navigate("waiter", "https://example.com/", 1)),
+        Duration::from_secs(30),
+    );
+    assert_pass(&waiter);
+    let ticket = held_up.record("admit", "waiter")["tickets"][0]
+        .as_u64()
+        .expect("the waiter went in from the queue");
+    // Right after its exit: no place of its left in the queue, nor its key.
+    let mut c = server.client();
+    let queued: Vec<u64> = redis::cmd("ZRANGE")
+        .arg("pace-hook:queue:example.com")
+        .arg(0)
+        .arg(-1)
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(
+        queued,
+        Vec::<u64>::new(),
+        "the waiter's place {ticket} stayed"
+    );
+    let place: i64 = redis::cmd("EXISTS")
+        .arg(format!("pace-hook:place:{ticket}"))
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(place, 0);
 }

@@ -1016,7 +1016,13 @@ fn queue_checks(
     let mut stuck = false;
     let mut waiting = 0;
     for site in sites {
-        let request = crate::gate::requests::for_key(config, site);
+        let request = match crate::gate::requests::for_key(config, site) {
+            Ok(r) => r,
+            Err(e) => {
+                out.push(Check::bad(format!("queue of {site}: {e}")));
+                continue;
+            }
+        };
         // The head wakes within milliseconds of the site being due; jitter
         // and a lapsed lease (a waiter stopped, then reclaimed) add to it.
         let slack = LEASE_TTL.as_millis() as u64 + request.jitter_ms;

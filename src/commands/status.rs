@@ -336,11 +336,11 @@ pub(crate) fn collect(
     let mut sites = Vec::new();
     for site in store.known_sites()? {
         let mut view = SiteView {
-            configured_site: config.group_of_key(&site).map(|g| g.name.to_owned()),
+            configured_site: config.group_of_key(&site)?.map(|g| g.name),
             site,
             ..SiteView::default()
         };
-        let request = crate::gate::requests::for_key(config, &view.site);
+        let request = crate::gate::requests::for_key(config, &view.site)?;
         view.interval_ms = request.policy.interval_ms;
         match store.queue_len(&view.site) {
             Ok(n) => view.queued = n,

@@ -109,6 +109,17 @@ impl Config {
         Ok(c)
     }
 
+    /// The config at `path` parsed again, for a cached one found damaged
+    /// after it was loaded; with `write`, cached again in its place.
+    pub(super) fn reload(path: &Path, write: bool) -> Result<Self> {
+        let key = if write { cache::key_of(path) } else { None };
+        let c = Self::load_text(path)?;
+        if let Some(key) = key {
+            cache::write(path, &key, &c);
+        }
+        Ok(c)
+    }
+
     fn load_text(path: &Path) -> Result<Self> {
         let text = read_regular(path).map_err(|source| Error::ConfigRead {
             path: path.to_owned(),

@@ -24,6 +24,7 @@ pub(crate) mod cache;
 mod discover;
 pub(crate) mod preset;
 mod sites;
+mod table;
 mod tools;
 
 pub use sites::Site;
@@ -87,11 +88,12 @@ pub struct Config {
     pub on_backend_error: OnBackendError,
     /// Tools the user declared.
     pub tools: Vec<ToolRule>,
-    /// Configured sites, a line each (see [`Site::parse`]). Names and
-    /// domains are checked to hold no blanks, so nothing needs quoting. One
-    /// string rather than a `Vec` of structs: a config with a thousand sites
-    /// is loaded on every paced event, and this loads with one allocation.
-    sites: String,
+    /// Configured sites, as a table of their lines and indexes by name,
+    /// domain and gate key (`table.rs`): a config of 100,000 sites is loaded
+    /// on every paced event, from the config cache, and a lookup reads a
+    /// few pages of it. Names and domains are checked to hold no blanks, so
+    /// a site's line needs no quoting.
+    sites: table::Table,
     /// The `[[site]]`s that name a preset, and what the user set beside it.
     pub presets: Vec<PresetUse>,
     /// The file this came from, if any.
@@ -126,7 +128,7 @@ impl Default for Config {
             backend: Backend::File,
             on_backend_error: OnBackendError::Block,
             tools: Vec::new(),
-            sites: String::new(),
+            sites: table::Table::default(),
             presets: Vec::new(),
             source: None,
         }
@@ -244,7 +246,7 @@ impl Config {
                 }
             },
             tools: Vec::new(),
-            sites: String::new(),
+            sites: table::Table::default(),
             presets: Vec::new(),
             source: Some(path.to_owned()),
         };
@@ -277,6 +279,7 @@ impl Config {
         // A [[tool]]'s `site` may name a [[site]]: its first domain.
         let mut first_domain = std::collections::HashMap::new();
         let mut preset_rules = Vec::new();
+        let mut lines = String::new();
         for (i, site) in raw.site.into_iter().enumerate() {
             let site_line = |key: &str| key_line(text, Some(("site", i)), key);
             let name = site.name.trim().to_ascii_lowercase();
@@ -377,7 +380,8 @@ impl Config {
             if let Some(p) = preset {
                 preset_rules.extend(preset::tool_rule(p, domains.first()));
             }
-            config.push_site(
+            sites::push_line(
+                &mut lines,
                 &name,
                 interval_ms,
                 jitter_ms,
@@ -456,6 +460,14 @@ impl Config {
         }
         // After the user's own rules, which come first and so win.
         config.tools.extend(preset_rules);
+        // The table's offsets are 32 bits: four gigabytes of site lines.
+        if lines.len() + 4 * names.len() > u32::MAX as usize {
+            return Err(bad(
+                None,
+                format!("{} sites are more than pace-hook keeps", names.len()),
+            ));
+        }
+        config.sites = table::Table::build(&lines, config.interval_ms);
         Ok(config)
     }
 }
@@ -679,12 +691,12 @@ mod tests {
         // The default 10 s is stricter than GitHub's second, and holds; the
         // preset adds its budget and its domains.
         let c = parse("[[site]]\nname = \"gh\"\npreset = \"github\"\n").unwrap();
-        let site = c.site("gh").unwrap();
+        let site = c.site("gh").unwrap().unwrap();
         assert_eq!(
             site.domains().collect::<Vec<_>>(),
             ["github.com", "githubusercontent.com"]
         );
-        let p = c.site("gh").unwrap();
+        let p = c.site("gh").unwrap().unwrap();
         assert_eq!(p.interval_ms, Some(10_000));
         assert_eq!(
             p.budget,
@@ -696,14 +708,14 @@ mod tests {
         // A looser global interval: the preset's second holds.
         let c =
             parse("interval = \"200ms\"\n[[site]]\nname = \"gh\"\npreset = \"github\"\n").unwrap();
-        assert_eq!(c.site("gh").unwrap().interval_ms, Some(1_000));
+        assert_eq!(c.site("gh").unwrap().unwrap().interval_ms, Some(1_000));
         assert_eq!(c.interval_ms, 200);
         // The site's own stricter values hold over the preset's.
         let c = parse(
             "interval = \"200ms\"\n[[site]]\nname = \"r\"\npreset = \"reddit\"\ninterval = \"30s\"\nbudget = \"5/1h\"\ndomains = [\"reddit.com\"]\n",
         )
         .unwrap();
-        let p = c.site("r").unwrap();
+        let p = c.site("r").unwrap().unwrap();
         assert_eq!(p.interval_ms, Some(30_000));
         assert_eq!(
             p.budget,
@@ -713,14 +725,14 @@ mod tests {
             })
         );
         assert_eq!(
-            c.site("r").unwrap().domains().collect::<Vec<_>>(),
+            c.site("r").unwrap().unwrap().domains().collect::<Vec<_>>(),
             ["reddit.com"]
         );
         // A looser site budget: the preset's 60 a minute holds, and says so.
         let c = parse("[[site]]\nname = \"r\"\npreset = \"reddit\"\ninterval = \"1s\"\nbudget = \"1000/1m\"\n")
             .unwrap();
         assert_eq!(
-            c.site("r").unwrap().budget,
+            c.site("r").unwrap().unwrap().budget,
             Some(Budget {
                 calls: 60,
                 window_ms: 60_000
@@ -733,8 +745,8 @@ mod tests {
         );
         assert!(line.ends_with("read 2026-12-01"), "{line}");
         // It survives the config cache.
-        let text = cache::encode(&[1, 2, 3, 4, 5, 6, 7], &c);
-        let (_, back) = cache::decode(&text, Path::new("/x")).unwrap();
+        let bytes = cache::encode(&[1, 2, 3, 4, 5, 6, 7], &c).unwrap();
+        let (_, back) = cache::decode(&bytes, Path::new("/x")).unwrap();
         assert_eq!(back.presets, c.presets);
         assert_eq!(back.tools, c.tools);
         assert_eq!(back.tools[0].site.as_deref(), Some("reddit.com"));
@@ -817,16 +829,17 @@ mod tests {
             "interval = \"10s\"\nin_flight_hold = \"120s\"\nmax_wait = \"270s\"\n\n[[site]]\nname = \"social\"\ndomains = [\"example.social\"]\ninterval = \"30s\"\n",
         )
         .unwrap();
-        let site = c.sites().next().unwrap();
+        let site = c.sites().unwrap().remove(0);
         assert_eq!(site.name, "social");
+        let owner = |host: &str| c.owner_of(host).unwrap().map(|s| s.name);
+        assert_eq!(owner("m.example.social").as_deref(), Some("social"));
+        assert_eq!(owner("example.social").as_deref(), Some("social"));
+        assert_eq!(owner("other.social"), None);
         assert_eq!(
-            c.owner_of("m.example.social").map(|s| s.name),
-            Some("social")
+            c.site("social").unwrap().map(|s| s.interval_ms),
+            Some(Some(30_000))
         );
-        assert_eq!(c.owner_of("example.social").map(|s| s.name), Some("social"));
-        assert_eq!(c.owner_of("other.social"), None);
-        assert_eq!(c.site("social").map(|s| s.interval_ms), Some(Some(30_000)));
-        assert_eq!(c.site("soc"), None);
+        assert_eq!(c.site("soc").unwrap(), None);
         assert_eq!(site.domains().collect::<Vec<_>>(), vec!["example.social"]);
     }
 

@@ -1,33 +1,38 @@
 //! The configured sites: each a name that owns some domains, and the
-//! lookups the gate makes in them (a site by name, a host's owner).
+//! lookups the gate makes in them (a site by name, a host's owner, a gate
+//! key's site), each a search of the sites' [`Table`]: a few pages of it,
+//! whatever the number of sites.
 
-use super::Config;
-use crate::pacing::decision::Budget;
+use std::path::Path;
 
-/// A configured site: a name that owns some domains and their subdomains,
-/// borrowed from the config.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Site<'a> {
+use super::{Config, table::Broken};
+use crate::{
+    error::{Error, Result},
+    pacing::decision::Budget,
+};
+
+/// A configured site: a name that owns some domains and their subdomains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
     /// The site's name, for messages and `pace-hook run --site`.
-    pub name: &'a str,
+    pub name: String,
     /// The site's own interval, if it has one.
     pub interval_ms: Option<u64>,
     /// The site's own jitter, if it has one.
     pub jitter_ms: Option<u64>,
     /// The site's own budget, if it has one.
     pub budget: Option<Budget>,
-    domains: &'a str,
+    domains: String,
 }
 
-impl<'a> Site<'a> {
+impl Site {
     /// Domains the site owns, lowercase, without a trailing dot.
-    pub fn domains(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+    pub fn domains(&self) -> impl Iterator<Item = &str> {
         self.domains.split(' ').filter(|d| !d.is_empty())
     }
 
-    /// One line of [`Config`]'s site list:
-    /// `name interval|- jitter|- calls/window|- domain…`.
-    fn parse(line: &'a str) -> Option<Self> {
+    /// One site line: `name interval|- jitter|- calls/window|- domain…`.
+    pub(super) fn parse(line: &str) -> Option<Self> {
         let mut parts = line.splitn(5, ' ');
         let name = parts.next()?;
         let num = |t: &str| -> Option<Option<u64>> {
@@ -48,127 +53,165 @@ impl<'a> Site<'a> {
                 })
             }
         };
+        if name.is_empty() || name.contains('\n') {
+            return None;
+        }
         Some(Self {
-            name,
+            name: name.to_owned(),
             interval_ms,
             jitter_ms,
             budget,
-            domains: parts.next().unwrap_or(""),
+            domains: parts.next().unwrap_or("").to_owned(),
         })
     }
 }
 
+/// Append the line of a site to `lines` (see [`Site::parse`]).
+pub(super) fn push_line<'d>(
+    lines: &mut String,
+    name: &str,
+    interval_ms: Option<u64>,
+    jitter_ms: Option<u64>,
+    budget: Option<Budget>,
+    domains: impl Iterator<Item = &'d str>,
+) {
+    use std::fmt::Write as _;
+    lines.push_str(name);
+    for v in [interval_ms, jitter_ms] {
+        match v {
+            Some(ms) => {
+                let _ = write!(lines, " {ms}");
+            }
+            None => lines.push_str(" -"),
+        }
+    }
+    match budget {
+        Some(b) => {
+            let _ = write!(lines, " {}/{}", b.calls, b.window_ms);
+        }
+        None => lines.push_str(" -"),
+    }
+    for d in domains {
+        lines.push(' ');
+        lines.push_str(d);
+    }
+    lines.push('\n');
+}
+
 impl Config {
     /// Every gate key the config names: the keys of every configured
-    /// site's domains.
-    pub fn known_keys(&self) -> Vec<String> {
+    /// site's domains. Reads every site.
+    pub fn known_keys(&self) -> Result<Vec<String>> {
         let mut keys: Vec<String> = self
-            .sites()
+            .sites()?
+            .iter()
             .flat_map(|g| g.domains().map(crate::key::registrable).collect::<Vec<_>>())
             .collect();
         keys.sort();
         keys.dedup();
-        keys
+        Ok(keys)
     }
 
     /// The configured site with a domain under gate key `key`, the one with
-    /// the longest interval if several.
-    pub fn group_of_key(&self, key: &str) -> Option<Site<'_>> {
-        self.sites()
-            .filter(|g| g.domains().any(|d| crate::key::registrable(d) == key))
-            .max_by_key(|g| g.interval_ms.unwrap_or(self.interval_ms))
+    /// the longest interval if several (the last of equals).
+    pub fn group_of_key(&self, key: &str) -> Result<Option<Site>> {
+        if self.interval_ms != self.sites.interval_ms() {
+            // The table picked each key's site under another global
+            // interval (a config changed after its parse): pick again.
+            return Ok(self
+                .sites()?
+                .into_iter()
+                .filter(|g| g.domains().any(|d| crate::key::registrable(d) == key))
+                .max_by_key(|g| g.interval_ms.unwrap_or(self.interval_ms)));
+        }
+        self.lookup(|t| t.by_key(key))
     }
 
-    /// Every configured site, in the order of the file.
-    pub fn sites(&self) -> impl Iterator<Item = Site<'_>> {
-        self.sites.lines().filter_map(Site::parse)
+    /// Every configured site, in the order of the file. Reads every site.
+    pub fn sites(&self) -> Result<Vec<Site>> {
+        self.lookup(|t| t.all())
+    }
+
+    /// The number of configured sites.
+    pub fn site_count(&self) -> usize {
+        self.sites.len()
     }
 
     /// The configured site named `name`.
-    pub fn site(&self, name: &str) -> Option<Site<'_>> {
-        // A substring search for the line that starts with `name` and a
-        // blank: this runs on every paced event, over every configured site.
-        self.line_with(name, |text, at| {
-            (at == 0 || text.as_bytes()[at - 1] == b'\n')
-                && text.as_bytes().get(at + name.len()) == Some(&b' ')
-        })
-        .filter(|s| s.name == name)
+    pub fn site(&self, name: &str) -> Result<Option<Site>> {
+        self.lookup(|t| t.by_name(name))
     }
 
     /// The configured site that owns `host` (lowercase): the one listing the
-    /// longest domain that is `host` or a parent of it.
-    pub fn owner_of(&self, host: &str) -> Option<Site<'_>> {
+    /// longest domain that is `host` or a parent of it, the first in the
+    /// file if several list it.
+    pub fn owner_of(&self, host: &str) -> Result<Option<Site>> {
         let mut domain = host;
         loop {
-            let owner = self
-                .line_with(domain, |text, at| {
-                    text.as_bytes()[at.saturating_sub(1)] == b' '
-                        && matches!(
-                            text.as_bytes().get(at + domain.len()),
-                            Some(b' ' | b'\n') | None
-                        )
-                })
-                .filter(|s| s.domains().any(|d| d == domain));
-            if owner.is_some() {
-                return owner;
+            if let Some(owner) = self.lookup(|t| t.by_domain(domain))? {
+                return Ok(Some(owner));
             }
             match domain.split_once('.') {
                 Some((_, parent)) if !parent.is_empty() => domain = parent,
-                _ => return None,
+                _ => return Ok(None),
             }
         }
     }
 
-    /// The site on the first line where `needle` occurs at a place `fits`.
-    fn line_with(&self, needle: &str, fits: impl Fn(&str, usize) -> bool) -> Option<Site<'_>> {
-        let text = self.sites.as_str();
-        if needle.is_empty() {
-            return None;
+    /// `f` over the sites' table; if the table is found broken (a page of
+    /// the config cache damaged), over the table of the TOML read again,
+    /// from then on, and the damaged cache is written again from it. If
+    /// the TOML cannot be read again, its error, as a fresh load gives it.
+    fn lookup<T>(&self, f: impl Fn(&super::table::Table) -> Result<T, Broken>) -> Result<T> {
+        let table = &self.sites;
+        if table.again().get().is_none()
+            && let Ok(v) = f(table)
+        {
+            return Ok(v);
         }
-        let mut from = 0;
-        loop {
-            let at = from + text[from..].find(needle)?;
-            if fits(text, at) {
-                let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-                let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-                return Site::parse(&text[start..end]);
-            }
-            // Past the match's first character, not its first byte: the
-            // text may come from a cache file, and the needle from
-            // `pace-hook run --site`, neither of them ASCII.
-            from = at + needle.chars().next().map_or(1, char::len_utf8);
+        let again = table.again().get_or_init(|| match self.source.as_deref() {
+            Some(path) => Config::reload(path, table.is_cached_file()).map(|c| c.sites),
+            None => Err(damaged(None)),
+        });
+        match again {
+            Ok(t) => f(t).map_err(|_| damaged(self.source.as_deref())),
+            Err(e) => Err(copy(e)),
         }
     }
+}
 
-    pub(super) fn push_site<'d>(
-        &mut self,
-        name: &str,
-        interval_ms: Option<u64>,
-        jitter_ms: Option<u64>,
-        budget: Option<Budget>,
-        domains: impl Iterator<Item = &'d str>,
-    ) {
-        use std::fmt::Write as _;
-        self.sites.push_str(name);
-        for v in [interval_ms, jitter_ms] {
-            match v {
-                Some(ms) => {
-                    let _ = write!(self.sites, " {ms}");
-                }
-                None => self.sites.push_str(" -"),
-            }
-        }
-        match budget {
-            Some(b) => {
-                let _ = write!(self.sites, " {}/{}", b.calls, b.window_ms);
-            }
-            None => self.sites.push_str(" -"),
-        }
-        for d in domains {
-            self.sites.push(' ');
-            self.sites.push_str(d);
-        }
-        self.sites.push('\n');
+/// The error of a lookup in a table that does not hold together, read
+/// again from its file or made by a parse: not a state a config reaches.
+fn damaged(path: Option<&Path>) -> Error {
+    Error::Config {
+        path: path.map_or_else(Default::default, Path::to_owned),
+        line: None,
+        message: "the parsed copy of this config does not hold together; remove the state directory's `config-cache`".to_owned(),
+    }
+}
+
+/// The error of reading a config again, once more: as it was, for the
+/// config's two errors, else said in a config error.
+fn copy(e: &Error) -> Error {
+    match e {
+        Error::Config {
+            path,
+            line,
+            message,
+        } => Error::Config {
+            path: path.clone(),
+            line: *line,
+            message: message.clone(),
+        },
+        Error::ConfigRead { path, source } => Error::ConfigRead {
+            path: path.clone(),
+            source: std::io::Error::new(source.kind(), source.to_string()),
+        },
+        other => Error::Config {
+            path: Default::default(),
+            line: None,
+            message: other.to_string(),
+        },
     }
 }
 
@@ -183,10 +226,10 @@ mod tests {
     #[test]
     fn a_lookup_past_a_character_that_is_not_ascii_goes_on() {
         let c = Config {
-            sites: "éx - - - a.example\né - - - b.example\n".to_owned(),
+            sites: super::super::table::Table::build("éx - - - a.example\né - - - b.example\n", 0),
             ..Config::default()
         };
-        assert_eq!(c.site("é").map(|s| s.name), Some("é"));
-        assert_eq!(c.owner_of("é").map(|s| s.name), None);
+        assert_eq!(c.site("é").unwrap().map(|s| s.name).as_deref(), Some("é"));
+        assert_eq!(c.owner_of("é").unwrap(), None);
     }
 }

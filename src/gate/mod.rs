@@ -17,10 +17,13 @@
 use std::{cell::RefCell, time::Duration};
 
 use crate::{
-    error::{Error, Result},
+    error::Result,
     pacing::clock::{EpochMs, Mono},
     pacing::decision::{Budget, Decision, Policy},
-    store::{Admission, AdmitCall, Attempt, CallRecord, Place, QueueTimeout, Store, Watch},
+    store::{
+        Admission, AdmitCall, AdmitSites, Attempt, CallRecord, Place, QueueTimeout, SitesAdmission,
+        Store, Watch, with_retry,
+    },
 };
 
 pub use crate::pacing::request::SiteRequest;
@@ -115,6 +118,13 @@ pub struct Gate<'a> {
     leaving: RefCell<Option<Box<dyn Place>>>,
 }
 
+/// What a call of several sites got from [`Gate::admit_at_once`].
+enum AtOnce {
+    Taken(Turn),
+    NotNow,
+    AgentBusy,
+}
+
 /// How one site's wait ended.
 enum One {
     Took {
@@ -190,13 +200,13 @@ impl<'a> Gate<'a> {
         drop(self.leaving.borrow_mut().take());
         let sites = merge(sites);
         let deadline = arrived.after(Duration::from_millis(max_wait_ms));
+        let mut check_agent = along.check_agent;
         if sites.len() > 1 {
-            if along.check_agent {
-                // The agent's open call is ended first, as its own step.
-                return Ok(None);
-            }
-            if let Some(turn) = self.admit_at_once(call, &sites, arrived, deadline, agent)? {
-                return Ok(Some(turn));
+            match self.admit_at_once(call, &sites, arrived, deadline, agent, along)? {
+                AtOnce::Taken(turn) => return Ok(Some(turn)),
+                AtOnce::AgentBusy => return Ok(None),
+                // The agent was checked along with it.
+                AtOnce::NotNow => check_agent = false,
             }
         }
         // A call of one site saves its record along with its admission.
@@ -206,7 +216,6 @@ impl<'a> Gate<'a> {
             started_ms: 0,
             interval_ms: sites[0].policy.interval_ms,
         });
-        let mut check_agent = along.check_agent;
         'attempt: loop {
             let lease = if sites.len() > 1 {
                 Some(self.store.lease()?)
@@ -308,14 +317,14 @@ impl<'a> Gate<'a> {
     }
 
     /// A call that needs several sites, when every one is due now and
-    /// nobody queues for any: taken one after the other with ordinary holds,
-    /// as a call of one site is, and no lease. A lease (a file created and
-    /// removed, or a key, and a heartbeat thread to renew it) is worth its
-    /// cost only while a call waits with sites in hand; it was a third of
-    /// what such a call cost on files. `None` if any site is queued for or
-    /// not due: what was taken is given back, and the call waits as usual.
-    /// A process killed between two takes leaves ordinary holds behind, as
-    /// one killed right after a one-site admission does.
+    /// nobody queues for any: taken with ordinary holds, as a call of one
+    /// site is, and no lease, with the call's record, as one step of the
+    /// store ([`Store::admit_sites`]; one script on Redis). A lease (a file
+    /// created and removed, or a key, and a heartbeat thread to renew it) is
+    /// worth its cost only while a call waits with sites in hand; it was a
+    /// third of what such a call cost on files. [`AtOnce::NotNow`] if any
+    /// site is queued for or not due: nothing is held, and the call waits as
+    /// usual.
     fn admit_at_once(
         &self,
         call: &str,
@@ -323,39 +332,41 @@ impl<'a> Gate<'a> {
         arrived: Mono,
         deadline: Mono,
         agent: Option<&str>,
-    ) -> Result<Option<Turn>> {
-        for req in sites {
-            if !self.store.queue_is_empty(&req.site)? {
-                return Ok(None);
+        along: Along,
+    ) -> Result<AtOnce> {
+        let record = CallRecord {
+            call: call.to_owned(),
+            sites: sites.iter().map(|r| r.site.clone()).collect(),
+            started_ms: 0,
+            interval_ms: sites
+                .iter()
+                .map(|r| r.policy.interval_ms)
+                .max()
+                .unwrap_or(0),
+        };
+        let ask = AdmitSites {
+            sites,
+            call,
+            deadline,
+            agent,
+            check_agent: along.check_agent,
+            record: &record,
+            tabs: along.tabs,
+        };
+        Ok(match self.store.admit_sites(&ask)? {
+            SitesAdmission::Taken(t) => {
+                let taken: Vec<(usize, Option<u64>, bool)> = t
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(_, duplicate))| (i, None, duplicate))
+                    .collect();
+                let taken_ms = t.iter().map(|&(at, _)| at).collect();
+                let at_mono = self.store.clock().mono();
+                AtOnce::Taken(self.admitted_saved(sites, &taken, taken_ms, at_mono, arrived))
             }
-        }
-        let mut taken: Vec<(usize, Option<u64>, bool)> = Vec::with_capacity(sites.len());
-        let mut taken_ms: Vec<EpochMs> = Vec::with_capacity(sites.len());
-        for (i, req) in sites.iter().enumerate() {
-            let a = match self
-                .store
-                .try_admit(&req.site, call, &req.policy, None, deadline)
-            {
-                Ok(a) => a,
-                Err(e) => {
-                    self.give_back(call, sites, &taken);
-                    return Err(with_retry(e, &req.policy));
-                }
-            };
-            match a.decision {
-                Decision::Go | Decision::Duplicate => {
-                    taken.push((i, None, a.decision == Decision::Duplicate));
-                    taken_ms.push(a.at);
-                }
-                Decision::WaitUntil(_) | Decision::OverBudget(_) => {
-                    self.give_back(call, sites, &taken);
-                    return Ok(None);
-                }
-            }
-        }
-        let at_mono = self.store.clock().mono();
-        self.admitted(call, sites, &taken, taken_ms, at_mono, arrived, agent)
-            .map(Some)
+            SitesAdmission::NotNow => AtOnce::NotNow,
+            SitesAdmission::AgentBusy => AtOnce::AgentBusy,
+        })
     }
 
     /// Every site taken: save which sites the call marked (unless it is a
@@ -706,17 +717,6 @@ fn waited(now: Mono, arrived: Mono) -> u64 {
     now.since(arrived).as_millis() as u64
 }
 
-fn with_retry(e: Error, policy: &Policy) -> Error {
-    match e {
-        Error::CorruptState { path, moved_to, .. } => Error::CorruptState {
-            path,
-            moved_to,
-            retry_after_ms: policy.hold_ms.saturating_add(policy.interval_ms),
-        },
-        e => e,
-    }
-}
-
 /// Timelines on a fake clock and the in-memory store: every wait is a step
 /// of the clock, so these run in microseconds and the same way every time.
 #[cfg(all(test, feature = "redis"))]
@@ -728,6 +728,7 @@ mod tests {
 
     use super::*;
     use crate::{
+        error::Error,
         pacing::clock::{Clock, FakeClock},
         pacing::decision::Budget,
         store::{LEASE_TTL, MemoryStore, Queue, Sites, Store},

@@ -5,12 +5,13 @@
 
 use crate::{
     config::{Config, Site},
+    error::Result,
     pacing::decision::Policy,
     pacing::request::SiteRequest,
 };
 
 /// The policy of configured site `site`, or the global one.
-pub(crate) fn policy_of(config: &Config, site: Option<Site<'_>>) -> Policy {
+pub(crate) fn policy_of(config: &Config, site: Option<&Site>) -> Policy {
     Policy {
         interval_ms: site
             .and_then(|s| s.interval_ms)
@@ -21,7 +22,7 @@ pub(crate) fn policy_of(config: &Config, site: Option<Site<'_>>) -> Policy {
 }
 
 /// The jitter for configured site `site`, or the global one.
-pub(crate) fn jitter_of(config: &Config, site: Option<Site<'_>>) -> u64 {
+pub(crate) fn jitter_of(config: &Config, site: Option<&Site>) -> u64 {
     site.and_then(|s| s.jitter_ms).unwrap_or(config.jitter_ms)
 }
 
@@ -34,17 +35,17 @@ pub(crate) fn jitter_of(config: &Config, site: Option<Site<'_>>) -> u64 {
 /// also paced on the key of every domain of that site, with the site's
 /// interval: the group shares one pace, and a process that does not
 /// define the group still meets it on each domain.
-pub(crate) fn for_host(config: &Config, host: &str) -> Vec<SiteRequest> {
+pub(crate) fn for_host(config: &Config, host: &str) -> Result<Vec<SiteRequest>> {
     let own = crate::key::registrable(host);
-    match config.owner_of(host) {
+    Ok(match config.owner_of(host)? {
         None => vec![SiteRequest {
             site: own,
             policy: policy_of(config, None),
             jitter_ms: config.jitter_ms,
         }],
         Some(group) => {
-            let policy = policy_of(config, Some(group));
-            let jitter_ms = jitter_of(config, Some(group));
+            let policy = policy_of(config, Some(&group));
+            let jitter_ms = jitter_of(config, Some(&group));
             let mut keys: Vec<String> = group.domains().map(crate::key::registrable).collect();
             keys.push(own);
             keys.sort();
@@ -57,46 +58,48 @@ pub(crate) fn for_host(config: &Config, host: &str) -> Vec<SiteRequest> {
                 })
                 .collect()
         }
-    }
+    })
 }
 
 /// The policy `config` requires on gate key `key`: the strictest
 /// configured site with a domain under that key, else the global one.
 /// For calls paced on sites known only by their key.
-pub(crate) fn policy_for_key(config: &Config, key: &str) -> Policy {
-    for_key(config, key).policy
+pub(crate) fn policy_for_key(config: &Config, key: &str) -> Result<Policy> {
+    Ok(for_key(config, key)?.policy)
 }
 
 /// [`policy_for_key`], with the jitter that goes with it.
-pub(crate) fn for_key(config: &Config, key: &str) -> SiteRequest {
-    with_group(config, key, config.group_of_key(key))
+pub(crate) fn for_key(config: &Config, key: &str) -> Result<SiteRequest> {
+    Ok(with_group(config, key, config.group_of_key(key)?.as_ref()))
 }
 
 /// [`for_key`] for each of `keys`, in order. Finding a key's configured
-/// site reads every site, so this reads them once, into a table of each
-/// key's site, rather than once per key: a call paced on every known site
-/// with 1,000 sites configured read a million site lines (BENCHMARKS.md,
-/// section 6).
-pub(crate) fn for_keys(config: &Config, keys: &[String]) -> Vec<SiteRequest> {
-    let mut groups: std::collections::HashMap<String, Site<'_>> = std::collections::HashMap::new();
-    let interval = |g: &Site<'_>| g.interval_ms.unwrap_or(config.interval_ms);
-    for site in config.sites() {
+/// site is a lookup in the sites' table; for many keys (a call paced on
+/// every known site), the sites are read once, whole, into a table of each
+/// key's site instead: reading a key's site one at a time read a million
+/// site lines with 1,000 sites (BENCHMARKS.md, section 6), and its table
+/// lookups would read a page each.
+pub(crate) fn for_keys(config: &Config, keys: &[String]) -> Result<Vec<SiteRequest>> {
+    let sites = config.sites()?;
+    let mut groups: std::collections::HashMap<String, &Site> = std::collections::HashMap::new();
+    let interval = |g: &Site| g.interval_ms.unwrap_or(config.interval_ms);
+    for site in &sites {
         for d in site.domains() {
             let slot = groups.entry(crate::key::registrable(d)).or_insert(site);
-            // As `group_of_key`'s `max_by_key`: the longest interval, the
-            // last of equals.
-            if interval(&site) >= interval(slot) {
+            // As `group_of_key`: the longest interval, the last of equals.
+            if interval(site) >= interval(slot) {
                 *slot = site;
             }
         }
     }
-    keys.iter()
+    Ok(keys
+        .iter()
         .map(|k| with_group(config, k, groups.get(k.as_str()).copied()))
-        .collect()
+        .collect())
 }
 
 /// The request on `key` with the policy of its configured site, if any.
-fn with_group(config: &Config, key: &str, group: Option<Site<'_>>) -> SiteRequest {
+fn with_group(config: &Config, key: &str, group: Option<&Site>) -> SiteRequest {
     let mut policy = policy_of(config, None);
     let mut jitter_ms = config.jitter_ms;
     if let Some(group) = group {
@@ -134,8 +137,8 @@ mod tests {
         let keys: Vec<String> = ["x.social", "y.org", "z.net", "other.com"]
             .map(str::to_owned)
             .to_vec();
-        let each: Vec<SiteRequest> = keys.iter().map(|k| for_key(&c, k)).collect();
-        assert_eq!(for_keys(&c, &keys), each);
+        let each: Vec<SiteRequest> = keys.iter().map(|k| for_key(&c, k).unwrap()).collect();
+        assert_eq!(for_keys(&c, &keys).unwrap(), each);
         // Not all alike: the table tells them apart.
         assert_eq!(each[0].policy.interval_ms, 60_000);
         assert_eq!(each[1].jitter_ms, 3_000);
@@ -149,10 +152,13 @@ mod tests {
             Path::new("/x/pace-hook.toml"),
         )
         .unwrap();
-        assert_eq!(policy_for_key(&c, "example.social").interval_ms, 30_000);
+        assert_eq!(
+            policy_for_key(&c, "example.social").unwrap().interval_ms,
+            30_000
+        );
 
-        assert_eq!(policy_for_key(&c, "other.com").interval_ms, 10_000);
-        let r = for_host(&c, "www.example.social");
+        assert_eq!(policy_for_key(&c, "other.com").unwrap().interval_ms, 10_000);
+        let r = for_host(&c, "www.example.social").unwrap();
         assert_eq!(r.len(), 1);
         assert_eq!(
             (r[0].site.as_str(), r[0].policy.interval_ms),

@@ -500,7 +500,7 @@ fn listen(
         };
         let key = site::key_for_host(&host);
         if matches!(st.code, 429 | 503) {
-            let interval = crate::gate::requests::policy_for_key(config, &key).interval_ms;
+            let interval = crate::gate::requests::policy_for_key(config, &key)?.interval_ms;
             let mut set_at = 0;
             let until = store.update_backoff(&key, &mut |s, now| {
                 set_at = now;

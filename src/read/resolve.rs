@@ -124,7 +124,7 @@ pub(crate) fn requests_for(
         if h == ANY_HOST {
             every = true;
         } else {
-            out.extend(requests::for_host(config, h));
+            out.extend(requests::for_host(config, h)?);
         }
     }
     if every {
@@ -157,12 +157,12 @@ pub(crate) fn entry<'m>(map: &'m TabMap, tab: &TabRef) -> Option<&'m TabEntry> {
 /// Every configured site and every site with state in the store, each with
 /// the policy this config requires there.
 pub(crate) fn every_known_site(config: &Config, store: &dyn Store) -> Result<Vec<SiteRequest>> {
-    let mut keys = config.known_keys();
+    let mut keys = config.known_keys()?;
     keys.extend(store.known_sites()?);
     keys.sort();
     keys.dedup();
     if keys.is_empty() {
         keys.push(UNKNOWN_SITE.to_owned());
     }
-    Ok(requests::for_keys(config, &keys))
+    requests::for_keys(config, &keys)
 }

@@ -111,6 +111,7 @@ mod tests {
         let c = config();
         let keys = |h: &str| {
             crate::gate::requests::for_host(&c, h)
+                .unwrap()
                 .into_iter()
                 .map(|r| r.site)
                 .collect::<Vec<_>>()

@@ -63,7 +63,11 @@ pub mod redis;
 mod sites;
 mod tabs;
 
-pub use admission::{Admission, AdmitCall, admit_in_parts, finish_in_parts};
+pub(crate) use admission::with_retry;
+pub use admission::{
+    Admission, AdmitCall, AdmitSites, SitesAdmission, admit_in_parts, admit_sites_in_parts,
+    finish_in_parts,
+};
 pub use file::FileStore;
 pub use log::Log;
 pub use memory::MemoryStore;
@@ -240,6 +244,13 @@ pub trait Store: Sites + Queue + Tabs + Log {
     /// [`admit_in_parts`].
     fn admit_call(&self, a: &AdmitCall<'_>) -> Result<Admission> {
         admit_in_parts(self, a)
+    }
+
+    /// A call's admission at each of several sites at once, if every one is
+    /// free ([`AdmitSites`]): one step where the store can, else
+    /// [`admit_sites_in_parts`].
+    fn admit_sites(&self, a: &AdmitSites<'_>) -> Result<SitesAdmission> {
+        admit_sites_in_parts(self, a)
     }
 
     /// A call's finish on every site it marked and on `revealed`

@@ -398,6 +398,38 @@ fn an_edited_config_takes_effect_on_the_next_event() {
 }
 
 #[test]
+fn a_damaged_config_cache_is_read_again_from_the_toml_and_written_whole() {
+    // An event reads the parsed copy of the config in place, a page at a
+    // time: a page that fails its check is never trusted. The lookup reads
+    // the TOML again, paces as the TOML says, and the copy is written again.
+    let gate = Gate::new(
+        "interval = \"0ms\"\n[[site]]\nname = \"two\"\ndomains = [\"two.test\", \"two-cdn.test\"]\ninterval = \"50ms\"\n",
+    );
+    assert_pass(&gate.run(&pre_navigate("a", "https://www.two.test/", 1)));
+    assert_pass(&gate.run(&post_navigate("a")));
+    let copies: Vec<PathBuf> = fs::read_dir(gate.home().join("config-cache"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    let whole = fs::read(&copies[0]).unwrap();
+    const PAGE: usize = 4096;
+    assert!(whole.len() >= 5 * PAGE && whole.len().is_multiple_of(PAGE));
+    // One bit of every page after the head, in place: the same file, the
+    // same size, the config unchanged.
+    let mut damaged = whole.clone();
+    for page in 1..whole.len() / PAGE {
+        damaged[page * PAGE + 5] ^= 1;
+    }
+    fs::write(&copies[0], &damaged).unwrap();
+    assert_pass(&gate.run(&pre_navigate("b", "https://www.two.test/", 1)));
+    let b = gate.record("admit", "b");
+    assert_eq!(b["sites"], json!(["two-cdn.test", "two.test"]));
+    assert_eq!(b["interval_ms"], 50);
+    assert_eq!(fs::read(&copies[0]).unwrap(), whole);
+}
+
+#[test]
 fn a_shorter_interval_in_another_config_still_waits_the_longer_one() {
     // Two projects share one state directory; one paces example.com at
     // 1.5 s, the other at 10 ms. The strictest interval of the calls

@@ -18,6 +18,10 @@ use super::model::{Def, Effect, Obj, Sink};
 pub(super) enum Value {
     /// Page data or anything else the analysis does not follow.
     Unknown,
+    /// A member of page data (an element, a list, the global object,
+    /// `document`) whose name is in no table of the model: calling it is a
+    /// possible request; read, it is page data.
+    Unlisted,
     /// A member read through a key the analysis could not fold (`obj[k]`):
     /// possibly any method, so calling it is opaque.
     Dyn,

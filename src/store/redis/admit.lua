@@ -57,14 +57,7 @@ local decision, at = try_admit(s, call, now, p, lease)
 save(site, s, raw, now)
 if dropped then wake() end
 if decision == GO and (ARGV[14] or '') ~= '' then
-  local record = ARGV[14] .. int(now) .. ARGV[15]
-  if ARGV[16] == 'agent' then
-    redis.call('DEL', KEYS[4])
-    redis.call('HSET', KEYS[4], 'call', call, 'open', '1', 'record', record)
-    redis.call('PEXPIRE', KEYS[4], ARGV[17])
-  else
-    redis.call('SET', KEYS[4], record, 'PX', ARGV[17])
-  end
+  save_record(KEYS[4], ARGV[16], call, ARGV[14], now, ARGV[15], ARGV[17])
 end
 local bound = false
 for _, f in ipairs(s.in_flight) do

@@ -66,6 +66,20 @@ local function greet(fresh)
   return redis.call('GET', P .. 'marker'), flag(created)
 end
 
+-- Save a call's record at `key` (an admission's): the agent's slot (a
+-- hash: the call, open, its record) if `kind` is 'agent', else the call's
+-- own key; its JSON is `head`, the admission's time, `tail`.
+local function save_record(key, kind, call, head, now_ms, tail, ttl_ms)
+  local record = head .. int(now_ms) .. tail
+  if kind == 'agent' then
+    redis.call('DEL', key)
+    redis.call('HSET', key, 'call', call, 'open', '1', 'record', record)
+    redis.call('PEXPIRE', key, ttl_ms)
+  else
+    redis.call('SET', key, record, 'PX', ttl_ms)
+  end
+end
+
 -- How many live places in `queue` are ahead of `ticket` ('all': in the
 -- whole queue). Reclaims on the way every place whose key has expired (its
 -- process died, or was stopped for longer than its time to live) or that is

@@ -110,14 +110,13 @@ use std::{
     time::{Duration, Instant},
 };
 
-use redis::{
-    Connection, ConnectionLike, IntoConnectionInfo, RedisError, RedisResult, Script, Value,
-};
+use redis::{Connection, ConnectionLike, IntoConnectionInfo, RedisError, RedisResult, Value};
 
 use super::{LEASE_TTL, Log, Options, RENEW_EVERY, Store, heartbeat, redact_url};
 
 mod log;
 mod queue;
+mod sha1;
 mod sites;
 mod tabs;
 use crate::{
@@ -161,28 +160,18 @@ const SEEN_FILE: &str = "redis-seen.json";
 const CORRUPT: i64 = 9;
 const AGENT_BUSY: i64 = 4;
 const QUEUED: i64 = 5;
+const WAIT: i64 = 2;
 
 /// A script of the store: its source and its SHA-1, for `EVALSHA`.
 pub(super) struct Lua {
     src: &'static str,
-    hash: OnceLock<String>,
+    /// Worked out by the compiler ([`sha1`]).
+    hash: [u8; 40],
 }
 
 impl Lua {
-    const fn new(src: &'static str) -> Self {
-        Self {
-            src,
-            hash: OnceLock::new(),
-        }
-    }
-
-    /// Hashed the first time it is used: each on its own, and the queue's
-    /// scripts leave `state.lua` out. Hashing is the largest user-space
-    /// cost of an event on this store (6 % of its samples under `perf` when
-    /// all eleven were hashed up front).
     fn hash(&self) -> &str {
-        self.hash
-            .get_or_init(|| Script::new(self.src).get_hash().to_owned())
+        std::str::from_utf8(&self.hash).expect("hex digits")
     }
 
     /// Run the script on `keys` and `args`: by hash, and on `NOSCRIPT` (a
@@ -213,26 +202,42 @@ impl Lua {
     }
 }
 
+/// The hash state after each prelude, which every script's hash goes on
+/// from.
+const AFTER_BASE: sha1::Sha1 = sha1::Sha1::NEW.update(include_str!("base.lua").as_bytes());
+const AFTER_STATE: sha1::Sha1 = AFTER_BASE.update(include_str!("state.lua").as_bytes());
+
 /// One script: `redis/base.lua` (prefix, clock, numbers), for the steps on
 /// a site's state `redis/state.lua` (`decision.rs` in Lua), and the step
-/// itself.
+/// itself; its hash worked out at compile time.
 macro_rules! script {
     ($name:ident, $file:literal) => {
-        static $name: Lua = Lua::new(concat!(
-            include_str!("base.lua"),
-            include_str!("state.lua"),
-            include_str!(concat!($file, ".lua"))
-        ));
+        static $name: Lua = Lua {
+            src: concat!(
+                include_str!("base.lua"),
+                include_str!("state.lua"),
+                include_str!(concat!($file, ".lua"))
+            ),
+            hash: AFTER_STATE
+                .update(include_str!(concat!($file, ".lua")).as_bytes())
+                .hex(),
+        };
     };
     ($name:ident, $file:literal, base only) => {
-        static $name: Lua = Lua::new(concat!(
-            include_str!("base.lua"),
-            include_str!(concat!($file, ".lua"))
-        ));
+        static $name: Lua = Lua {
+            src: concat!(
+                include_str!("base.lua"),
+                include_str!(concat!($file, ".lua"))
+            ),
+            hash: AFTER_BASE
+                .update(include_str!(concat!($file, ".lua")).as_bytes())
+                .hex(),
+        };
     };
 }
 
 script!(ADMIT, "admit");
+script!(ADMIT_SITES, "admit_sites");
 script!(FINISH, "finish");
 script!(CANCEL, "cancel");
 script!(CONFIRM, "confirm");
@@ -300,15 +305,13 @@ impl Inner {
         String::new()
     }
 
+    /// A new connection, with no timeouts of its own yet: [`Self::on`]
+    /// sets them before its first command (the crate clears the ones it set
+    /// for connecting).
     fn connect(&self) -> Result<Connection> {
-        let c = self
-            .client
+        self.client
             .get_connection_with_timeout(self.bounded(CONNECT_TIMEOUT)?)
-            .map_err(|e| self.error(&e))?;
-        c.set_read_timeout(Some(COMMAND_TIMEOUT))
-            .and_then(|()| c.set_write_timeout(Some(COMMAND_TIMEOUT)))
-            .map_err(|e| self.error(&e))?;
-        Ok(c)
+            .map_err(|e| self.error(&e))
     }
 
     /// [`Self::bounded`], or a millisecond once nothing is left (for a read
@@ -345,18 +348,23 @@ impl Inner {
         f: impl FnOnce(&mut Connection) -> RedisResult<T>,
     ) -> Result<T> {
         let mut guard = lock(slot);
+        let fresh = guard.is_none();
         let conn = match &mut *guard {
             Some(c) => c,
             None => guard.insert(self.connect()?),
         };
-        if lock(&self.until).is_some() {
-            let t = self.bounded(COMMAND_TIMEOUT)?;
-            if let Err(e) = conn
-                .set_read_timeout(Some(t))
-                .and_then(|()| conn.set_write_timeout(Some(t)))
-            {
+        // A new connection's timeouts, and on every command under a
+        // deadline what is left of it: the command timeout, or less.
+        if fresh || lock(&self.until).is_some() {
+            let set = self.bounded(COMMAND_TIMEOUT).and_then(|t| {
+                conn.set_read_timeout(Some(t))
+                    .and_then(|()| conn.set_write_timeout(Some(t)))
+                    .map_err(|e| self.error(&e))
+            });
+            if let Err(e) = set {
+                // Never kept without its timeouts.
                 *guard = None;
-                return Err(self.error(&e));
+                return Err(e);
             }
         }
         match f(conn) {
@@ -547,6 +555,18 @@ impl Inner {
 impl Drop for Inner {
     fn drop(&mut self) {
         self.send_deferred();
+    }
+}
+
+/// The process is done with the store: its last writes (leaving the queue,
+/// the log's entry) go out now. Not only when [`Inner`] goes, which is never
+/// while the heartbeat thread holds it for a renewal in flight: a process
+/// that exited then left its place behind for its time to live, and the
+/// caller behind it waited out a live holder's dead place (the 4.8 s gap of
+/// BENCHMARKS.md's Redis rows).
+impl Drop for RedisStore {
+    fn drop(&mut self) {
+        self.inner.send_deferred();
     }
 }
 
@@ -903,6 +923,13 @@ impl Store for RedisStore {
 
     fn admit_call(&self, a: &crate::store::AdmitCall<'_>) -> Result<crate::store::Admission> {
         self.admit_at_once(a)
+    }
+
+    fn admit_sites(
+        &self,
+        a: &crate::store::AdmitSites<'_>,
+    ) -> Result<crate::store::SitesAdmission> {
+        self.admit_sites_at_once(a)
     }
 
     fn finish_call(

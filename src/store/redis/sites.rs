@@ -8,7 +8,10 @@ use super::*;
 use crate::store::Attempt;
 use crate::{
     pacing::step::{self, Applied, Look, Now, Step},
-    store::{Admission, AdmitCall, CallRecord, Sites, Stepped, Watch},
+    store::{
+        Admission, AdmitCall, AdmitSites, CallRecord, Sites, SitesAdmission, Stepped, Watch,
+        with_retry,
+    },
 };
 
 impl RedisStore {
@@ -80,6 +83,40 @@ impl RedisStore {
         })
     }
 
+    /// What an admission script does along with its look, as its
+    /// arguments: `'1'` to check the agent's slot, the record around its
+    /// start, the record's kind and time to live, a new marker if the
+    /// server is still to be greeted, `'1'` to read the tab map.
+    fn along_args(
+        &self,
+        call: &str,
+        agent: Option<&str>,
+        check_agent: bool,
+        record: &CallRecord,
+        tabs: bool,
+    ) -> AlongArgs {
+        let (record_key, kind, ttl) = match agent {
+            Some(agent) => (self.inner.key("agent", agent), "agent", AGENT_TTL_MS),
+            None => (self.inner.key("call", call), "call", CALL_TTL_MS),
+        };
+        let (head, tail) = record_around_start(record);
+        let greet = self.greeted.get().is_none();
+        let flag = |on: bool| if on { "1" } else { "" }.to_owned();
+        AlongArgs {
+            record_key,
+            greet,
+            args: [
+                flag(check_agent && agent.is_some()),
+                head,
+                tail,
+                kind.to_owned(),
+                ttl.to_string(),
+                if greet { fresh_marker() } else { String::new() },
+                flag(tabs),
+            ],
+        }
+    }
+
     /// [`Store::admit_call`] as one script (`admit.lua` with all its
     /// arguments): the agent's slot, the queue, the look, the record, the
     /// greeting and the tab map, in one round trip.
@@ -91,21 +128,14 @@ impl RedisStore {
             lease: None,
         }
         .heal(&self.settings.lost);
-        let (calls, window) = match policy.budget {
-            Some(b) => (b.calls.to_string(), b.window_ms.to_string()),
-            None => (String::new(), String::new()),
-        };
-        let (record_key, kind, ttl) = match a.agent {
-            Some(agent) => (self.inner.key("agent", agent), "agent", AGENT_TTL_MS),
-            None => (self.inner.key("call", a.call), "call", CALL_TTL_MS),
-        };
-        let (head, tail) = record_around_start(a.record);
-        let greet = self.greeted.get().is_none();
-        let fresh = if greet { fresh_marker() } else { String::new() };
+        let [calls, window] = budget_args(policy);
+        let along = self.along_args(a.call, a.agent, a.check_agent, a.record, a.tabs);
+        let greet = along.greet;
         let [state, sites, changed] = self.site_keys(a.site);
         let queue = self.queue_key(a.site);
+        let record_key = along.record_key;
         let clock = self.inner.clock_arg();
-        let args: Vec<String> = vec![
+        let mut args: Vec<String> = vec![
             policy.interval_ms.to_string(),
             policy.hold_ms.to_string(),
             calls,
@@ -118,19 +148,8 @@ impl RedisStore {
             } else {
                 String::new()
             },
-            if a.check_agent && a.agent.is_some() {
-                "1"
-            } else {
-                ""
-            }
-            .to_owned(),
-            head,
-            tail,
-            kind.to_owned(),
-            ttl.to_string(),
-            fresh,
-            if a.tabs { "1" } else { "" }.to_owned(),
         ];
+        args.extend(along.args);
         let argv: Vec<&str> = [PREFIX, &clock, a.site, a.call]
             .into_iter()
             .chain(args.iter().map(String::as_str))
@@ -153,6 +172,90 @@ impl RedisStore {
             AGENT_BUSY => Ok(Admission::AgentBusy),
             QUEUED => Ok(Admission::Queued),
             _ => Ok(Admission::Looked(Attempt::of(&self.look(&r)?))),
+        }
+    }
+
+    /// [`Store::admit_sites`] as one script (`admit_sites.lua`): the
+    /// agent's slot, every site's queue and look, the record, the greeting
+    /// and the tab map, in one round trip; nothing written unless every
+    /// site is taken.
+    pub(super) fn admit_sites_at_once(&self, a: &AdmitSites<'_>) -> Result<SitesAdmission> {
+        let along = self.along_args(a.call, a.agent, a.check_agent, a.record, a.tabs);
+        let (greet, record_key) = (along.greet, along.record_key);
+        let clock = self.inner.clock_arg();
+        let mut args: Vec<String> = along.args.into();
+        args.extend([
+            self.settings.stale_after_ms.to_string(),
+            a.sites.len().to_string(),
+        ]);
+        for req in a.sites {
+            let policy = &req.policy;
+            let heal = Step::Admit {
+                call: a.call,
+                policy,
+                lease: None,
+            }
+            .heal(&self.settings.lost);
+            let [calls, window] = budget_args(policy);
+            args.extend([
+                req.site.clone(),
+                policy.interval_ms.to_string(),
+                policy.hold_ms.to_string(),
+                calls,
+                window,
+                heal.interval_ms.to_string(),
+                heal.hold_ms.to_string(),
+            ]);
+        }
+        let argv: Vec<&str> = [PREFIX, &clock, a.call]
+            .into_iter()
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        lock(&self.states_read).retain(|(s, _)| a.sites.iter().all(|r| r.site != *s));
+        let before = OffsetClock::local_us();
+        let r: Reply = self
+            .inner
+            .run(|c| ADMIT_SITES.call(c, &[&record_key], &argv))?;
+        if greet {
+            self.greeted_by(r.int(2), before, &r.text(3), r.int(4) == 1);
+        }
+        match r.int(0) {
+            0 => {
+                if a.tabs {
+                    *lock(&self.tabs_read) = Some(r.opt_text(5));
+                }
+                let at = r.uint(1);
+                Ok(SitesAdmission::Taken(
+                    (0..a.sites.len())
+                        .map(|i| (at, r.int(6 + i) == 1))
+                        .collect(),
+                ))
+            }
+            CORRUPT => {
+                let i = (r.uint(6) as usize).saturating_sub(1);
+                let req = a.sites.get(i).ok_or_else(|| Error::Backend {
+                    server: self.inner.server.clone(),
+                    problem: format!("answered an admission with an unknown site {}", i + 1),
+                    setup: false,
+                })?;
+                let heal = Step::Admit {
+                    call: a.call,
+                    policy: &req.policy,
+                    lease: None,
+                }
+                .heal(&self.settings.lost);
+                Err(with_retry(
+                    self.corrupt(&req.site, &r.text(7), &heal),
+                    &req.policy,
+                ))
+            }
+            AGENT_BUSY => Ok(SitesAdmission::AgentBusy),
+            QUEUED | WAIT => Ok(SitesAdmission::NotNow),
+            other => Err(Error::Backend {
+                server: self.inner.server.clone(),
+                problem: format!("answered an admission with an unknown code {other}"),
+                setup: false,
+            }),
         }
     }
 
@@ -340,10 +443,7 @@ impl Sites for RedisStore {
                 policy,
                 lease,
             } => {
-                let (calls, window) = match policy.budget {
-                    Some(b) => (b.calls.to_string(), b.window_ms.to_string()),
-                    None => (String::new(), String::new()),
-                };
+                let [calls, window] = budget_args(policy);
                 let args = vec![
                     policy.interval_ms.to_string(),
                     policy.hold_ms.to_string(),
@@ -431,6 +531,22 @@ impl Sites for RedisStore {
         })?;
         sites.sort();
         Ok(sites)
+    }
+}
+
+/// [`RedisStore::along_args`]: the record's key, whether the server is
+/// greeted along, and the arguments.
+struct AlongArgs {
+    record_key: String,
+    greet: bool,
+    args: [String; 7],
+}
+
+/// A policy's budget as a script's two arguments (`''` for none).
+fn budget_args(policy: &Policy) -> [String; 2] {
+    match policy.budget {
+        Some(b) => [b.calls.to_string(), b.window_ms.to_string()],
+        None => [String::new(), String::new()],
     }
 }
 

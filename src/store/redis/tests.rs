@@ -650,3 +650,197 @@ fn raw_on(s: &RedisStore, args: &[&str]) {
         })
         .unwrap();
 }
+
+/// The compiler's SHA-1 of every script is the one the server names it by:
+/// the `redis` crate's, run here on the same text.
+#[test]
+fn every_scripts_hash_is_the_sha1_of_its_text() {
+    for s in [
+        &ADMIT,
+        &ADMIT_SITES,
+        &FINISH,
+        &CANCEL,
+        &CONFIRM,
+        &EXTEND,
+        &CHECK,
+        &HELLO,
+        &JOIN,
+        &AHEAD,
+        &TAKE_CALL,
+        &FINISH_CALL,
+        &SET_TABS,
+    ] {
+        assert_eq!(s.hash(), redis::Script::new(s.src).get_hash());
+    }
+    // Lengths on and either side of a block's end and of its last 8 bytes,
+    // and across blocks, hashed whole and in two parts.
+    let text: String = (0..300u32)
+        .map(|i| char::from(b'a' + (i * 7 % 26) as u8))
+        .collect();
+    for len in [0, 1, 3, 55, 56, 57, 63, 64, 65, 119, 120, 128, 300] {
+        let part = &text[..len];
+        let crate_hash = redis::Script::new(part).get_hash().to_owned();
+        let whole = sha1::Sha1::NEW.update(part.as_bytes()).hex();
+        let split = sha1::Sha1::NEW
+            .update(&part.as_bytes()[..len / 3])
+            .update(&part.as_bytes()[len / 3..])
+            .hex();
+        assert_eq!(whole, crate_hash.as_bytes(), "{len}");
+        assert_eq!(split, whole, "{len}");
+    }
+}
+
+#[test]
+fn an_admission_of_several_sites_in_one_script_does_what_its_parts_do() {
+    use crate::pacing::request::SiteRequest;
+    use crate::store::{AdmitSites, SitesAdmission, admit_sites_in_parts};
+    let (one, parts) = (Server::start(), Server::start());
+    let (a, b) = (store(&one, "sites-once"), store(&parts, "sites-parts"));
+    let t0 = 1_800_000_000_000_000u64;
+    let req = |site: &str| SiteRequest {
+        site: site.to_owned(),
+        policy: P,
+        jitter_ms: 0,
+    };
+    let (xy, zx) = ([req("x.com"), req("y.com")], [req("z.com"), req("x.com")]);
+    let record = |call: &str, sites: &[SiteRequest]| CallRecord {
+        call: call.to_owned(),
+        sites: sites.iter().map(|r| r.site.clone()).collect(),
+        started_ms: 0,
+        interval_ms: P.interval_ms,
+    };
+    let mut queued = None;
+    // (µs after t0, call, agent, sites, what both do)
+    type Ask<'a> = (u64, &'a str, Option<&'a str>, &'a [SiteRequest], &'a str);
+    let steps: &[Ask<'_>] = &[
+        (0, "s#1", Some("s"), &xy, "taken"),
+        (10, "s#2", Some("s"), &xy, "agent busy"),
+        (20, "s#1", Some("s"), &xy, "duplicate"),
+        // x.com is held: z.com, free, is not kept either.
+        (30, "#8", None, &zx, "not now"),
+        (40, "#9", None, &[req("v.com"), req("w.com")], "taken"),
+        (
+            50,
+            "t#1",
+            Some("t"),
+            &[req("u.com"), req("w.com")],
+            "not now",
+        ),
+    ];
+    for (i, &(dt, call, agent, sites, what)) in steps.iter().enumerate() {
+        if i == 5 {
+            // Someone queues for u.com: nothing is taken.
+            queued = Some((
+                a.join_queue("u.com", soon(&a)).unwrap().unwrap(),
+                b.join_queue("u.com", soon(&b)).unwrap().unwrap(),
+            ));
+        }
+        a.set_test_clock(Some(t0 + dt * 1000));
+        b.set_test_clock(Some(t0 + dt * 1000));
+        let rec = record(call, sites);
+        let ask = AdmitSites {
+            sites,
+            call,
+            deadline: soon(&a),
+            agent,
+            check_agent: agent.is_some(),
+            record: &rec,
+            tabs: true,
+        };
+        let (x, y) = (
+            a.admit_sites(&ask).unwrap(),
+            admit_sites_in_parts(&b, &ask).unwrap(),
+        );
+        assert_eq!(x, y, "step {i}");
+        let got = match &x {
+            SitesAdmission::Taken(t) if t.iter().all(|&(_, d)| d) => "duplicate",
+            SitesAdmission::Taken(t) => {
+                assert!(t.iter().all(|&(at, d)| at == (t0 + dt * 1000) / 1000 && !d));
+                "taken"
+            }
+            SitesAdmission::NotNow => "not now",
+            SitesAdmission::AgentBusy => "agent busy",
+        };
+        assert_eq!(got, what, "step {i}");
+        for r in sites {
+            let (sa, sb) = (
+                a.site_state(&r.site).unwrap(),
+                b.site_state(&r.site).unwrap(),
+            );
+            let held = |s: &Option<SiteState>| {
+                s.as_ref()
+                    .map(|s| {
+                        s.in_flight
+                            .iter()
+                            .map(|f| f.call.clone())
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+            };
+            // The parts take z.com and give it back; the script never takes
+            // it: neither holds it.
+            assert_eq!(held(&sa), held(&sb), "step {i} {}", r.site);
+            if what != "not now" {
+                assert_eq!(sa, sb, "step {i} {}", r.site);
+            }
+        }
+        if let Some(agent) = agent {
+            assert_eq!(
+                a.open_call_of(agent).unwrap(),
+                b.open_call_of(agent).unwrap(),
+                "step {i}"
+            );
+        }
+        assert_eq!(a.tabs().unwrap(), b.tabs().unwrap());
+    }
+    // What was saved is what the Post takes, stamped with the admission.
+    let s1 = a.take_call("s#1", Some("s")).unwrap().unwrap();
+    assert_eq!(s1, b.take_call("s#1", Some("s")).unwrap().unwrap());
+    assert_eq!((s1.started_ms, s1.sites.len()), (t0 / 1000, 2), "{s1:?}");
+    let r9 = a.take_call("#9", None).unwrap();
+    assert_eq!(r9, b.take_call("#9", None).unwrap());
+    assert!(r9.is_some());
+    assert_eq!(a.take_call("#8", None).unwrap(), None);
+    drop(queued);
+    // A state that cannot be read fails the admission on both, and is set
+    // aside, as a one-site admission's is.
+    for s in [&a, &b] {
+        raw_on(s, &["SET", "pace-hook:site:w.com", "{\"site\": \"a"]);
+    }
+    let rec = record("#10", &[req("q.com"), req("w.com")]);
+    let ask = AdmitSites {
+        sites: &[req("q.com"), req("w.com")],
+        call: "#10",
+        deadline: soon(&a),
+        agent: None,
+        check_agent: false,
+        record: &rec,
+        tabs: false,
+    };
+    for r in [a.admit_sites(&ask), admit_sites_in_parts(&b, &ask)] {
+        let Err(Error::CorruptState {
+            path,
+            retry_after_ms,
+            ..
+        }) = r
+        else {
+            panic!("{r:?}")
+        };
+        assert!(path.to_string_lossy().contains("site:w.com"), "{path:?}");
+        assert_eq!(retry_after_ms, P.hold_ms + P.interval_ms);
+    }
+    assert_eq!(
+        a.site_state("q.com")
+            .unwrap()
+            .map(|s| s.in_flight.len())
+            .unwrap_or(0),
+        0
+    );
+    assert_eq!(
+        b.site_state("q.com")
+            .unwrap()
+            .map(|s| s.in_flight.len())
+            .unwrap_or(0),
+        0
+    );
+}

@@ -21,11 +21,14 @@
 //! pass html5lib's tokenizer tests, and both are maintained (html5ever by
 //! Servo); html5gum has no dependencies, where html5ever's tokenizer brings
 //! `markup5ever`, `string_cache` (a static atom table), `tendril`, `phf`
-//! and `log`, and its own named-reference table. Neither is free at start:
-//! each table of the 2,231 named character references is pointers, which
-//! the loader relocates in every process (html5gum's: about 4,500
-//! relocations, about 100 k instructions per process; see docs/BENCHMARKS.md).
-//! html5gum and cssparser add about 490 KB to the release binary.
+//! and `log`, and its own named-reference table. As published, neither is
+//! free at start: each table of the 2,231 named character references is
+//! pointers, which the loader relocates in every process (html5gum's: 4,698
+//! relocations, 57 k instructions per process). pace-hook builds html5gum
+//! with that table regenerated as data without pointers, answering the
+//! same (`vendor/html5gum/PATCHED.md`, docs/BENCHMARKS.md), which also
+//! takes 206 KB off the release binary (html5gum and cssparser had added
+//! about 490 KB).
 //!
 //! The count errs high where the standard is not followed all the way: an
 //! inline script or handler is read as if it runs (one written by

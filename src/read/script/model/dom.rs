@@ -227,26 +227,140 @@ pub(in crate::read::script) enum Assigned {
     Markup(String),
     /// Sets code the analysis does not read, so named.
     Code(String),
+    /// A property the model does not know, of what may be an element: a
+    /// possible request, so named.
+    Unknown(String),
 }
+
+/// Properties of elements and nodes whose assignment loads nothing,
+/// whatever the element: text, form state, presentation, accessibility.
+/// Not among them: `rel`, `media`, `sizes`, `loading`, `crossOrigin` (a
+/// link or an image fetches again), a media element's `currentTime` and
+/// `preload` (a seek or a preload fetches), `style` (CSS, whose `url(…)`s
+/// load).
+const INERT_PROPERTIES: &[&str] = &[
+    "textContent",
+    "innerText",
+    "outerText",
+    "nodeValue",
+    "value",
+    "valueAsNumber",
+    "valueAsDate",
+    "checked",
+    "selected",
+    "selectedIndex",
+    "defaultValue",
+    "defaultChecked",
+    "defaultSelected",
+    "indeterminate",
+    "disabled",
+    "hidden",
+    "className",
+    "id",
+    "title",
+    "lang",
+    "dir",
+    "tabIndex",
+    "accessKey",
+    "contentEditable",
+    "draggable",
+    "spellcheck",
+    "placeholder",
+    "readOnly",
+    "required",
+    "name",
+    "type",
+    "alt",
+    "width",
+    "height",
+    "colSpan",
+    "rowSpan",
+    "open",
+    "returnValue",
+    "cancelBubble",
+    "autofocus",
+    "multiple",
+    "min",
+    "max",
+    "step",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "htmlFor",
+    "noValidate",
+    "target",
+    "download",
+    "hreflang",
+    "volume",
+    "muted",
+    "playbackRate",
+    "loop",
+    "controls",
+    "role",
+    "ariaLabel",
+    "ariaHidden",
+    "ariaExpanded",
+    "ariaSelected",
+    "ariaChecked",
+    "ariaPressed",
+    "ariaDisabled",
+    "translate",
+    "inert",
+    "popover",
+    "inputMode",
+    "enterKeyHint",
+    "autocomplete",
+    "label",
+    "text",
+    "caption",
+    "length",
+    "decoding",
+];
+
+/// Properties whose assignment scrolls: a lazy page loads as it scrolls.
+const SCROLL_PROPERTIES: &[&str] = &["scrollTop", "scrollLeft"];
 
 /// Assigning to `name` on an element the script made (`Some(tag)`, `""`
 /// when the tag is not known) or on an object the analysis cannot name
-/// (`None`).
+/// (`None`): what the model knows, else a possible request.
 pub(in crate::read::script) fn assigned_element(tag: Option<&str>, name: &str) -> Assigned {
+    assigned_known(tag, name).unwrap_or_else(|| {
+        // An element of a tag that loads nothing whatever its attributes
+        // (a link, a cell, a `div`) loads nothing through a property either.
+        let inert_tag = tag.is_some_and(|t| !t.is_empty() && !super::markup::loads_anything(t));
+        if SCROLL_PROPERTIES.contains(&name) {
+            Assigned::Request(format!(
+                "assignment to `.{name}`, a scroll (a lazy or infinite-scroll page loads as it scrolls)"
+            ))
+        } else if inert_tag || INERT_PROPERTIES.contains(&name) || is_event_handler(name) {
+            Assigned::Nothing
+        } else {
+            Assigned::Unknown(format!(
+                "assignment to `.{name}`, a property the model does not know"
+            ))
+        }
+    })
+}
+
+/// What assigning to `name` is known to do on an element (of `tag`, if
+/// known): `None` for a property in no list.
+fn assigned_known(tag: Option<&str>, name: &str) -> Option<Assigned> {
     if let Some(tag) = tag {
         if inert_property(tag, name) {
-            return Assigned::Nothing;
+            return Some(Assigned::Nothing);
         }
         if text_is_code(tag) && (CODE_PROPERTIES.contains(&name) || inserts_markup(name)) {
-            return Assigned::Code(format!("assignment to `.{name}` of a created script"));
+            return Some(Assigned::Code(format!(
+                "assignment to `.{name}` of a created script"
+            )));
         }
     }
     if url_assigned(name) {
-        Assigned::Request(format!("assignment to `.{name}`"))
+        Some(Assigned::Request(format!("assignment to `.{name}`")))
     } else if inserts_markup(name) {
-        Assigned::Markup(format!("`{name}`"))
+        Some(Assigned::Markup(format!("`{name}`")))
     } else {
-        Assigned::Nothing
+        None
     }
 }
 
@@ -451,14 +565,19 @@ fn assigned_style(name: &str) -> Assigned {
     if CSS_LIKE_URLS.contains(&name) {
         Assigned::Nothing
     } else {
-        assigned_element(None, name)
+        assigned_known(None, name).unwrap_or(Assigned::Nothing)
     }
 }
 
 /// Assigning to `name` on the known object `obj`, where it is read as on
-/// an element (a style); `None` for the other objects.
+/// an element (a style) or is a string of the page's (a `dataset`); `None`
+/// for the other objects.
 pub(in crate::read::script) fn assigned_member(obj: Obj, name: &str) -> Option<Assigned> {
-    (obj == Obj::Style).then(|| assigned_style(name))
+    match obj {
+        Obj::Style => Some(assigned_style(name)),
+        Obj::Strings => Some(Assigned::Nothing),
+        _ => None,
+    }
 }
 
 /// Properties whose accessors only change a form control's state: a
@@ -523,4 +642,85 @@ pub(in crate::read::script) fn inert_event(constructor: Option<&str>, kind: &str
 /// A list of rectangles holds rectangles (`getClientRects()[0]`).
 pub(super) fn item_of(obj: Obj) -> Option<Obj> {
     (obj == Obj::Rects).then_some(Obj::Rect)
+}
+
+/// The tag of every element the CSS selector `selector` matches, when it
+/// names one (`'a'`, `'table a[href]'`, `'#nav > a.link'`, `'a, area'` is
+/// none): the type selector of the last compound of each of its selectors,
+/// all alike. A selector with escapes, namespaces or pseudo-elements names
+/// none.
+pub(in crate::read::script) fn selected_tag(selector: &str) -> Option<String> {
+    // Attribute selectors (`[href^="http"]`) are dropped: their values may
+    // hold commas and spaces.
+    let mut plain = String::with_capacity(selector.len());
+    let mut depth = 0u32;
+    for c in selector.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth > 0 => depth -= 1,
+            _ if depth > 0 => {}
+            '\\' | '|' | '(' | ')' | '"' | '\'' => return None,
+            _ => plain.push(c),
+        }
+    }
+    if depth > 0 || plain.contains("::") {
+        return None;
+    }
+    let mut tag: Option<String> = None;
+    for part in plain.split(',') {
+        let last = part
+            .rsplit([' ', '>', '+', '~', '\t', '\n'])
+            .find(|s| !s.is_empty())?;
+        let name: String = last
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if name.is_empty() || !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return None;
+        }
+        let name = name.to_ascii_lowercase();
+        match &tag {
+            Some(t) if *t != name => return None,
+            _ => tag = Some(name),
+        }
+    }
+    tag
+}
+
+/// Methods of a list of elements (a `NodeList`, an array made from one)
+/// that call their callback with each element.
+const ITERATES_ELEMENTS: &[&str] = &[
+    "forEach",
+    "map",
+    "filter",
+    "some",
+    "every",
+    "find",
+    "findLast",
+    "findIndex",
+    "findLastIndex",
+    "flatMap",
+];
+
+/// Methods of an array of elements that give some of the same elements
+/// (`filter`, `slice`), and `Array.from` of one list.
+const KEEPS_ELEMENTS: &[&str] = &[
+    "filter",
+    "slice",
+    "toSorted",
+    "toReversed",
+    "reverse",
+    "sort",
+    "from",
+];
+
+/// Whether `name` calls its callback with each element of its list.
+pub(in crate::read::script) fn iterates_elements(name: &str) -> bool {
+    ITERATES_ELEMENTS.contains(&name)
+}
+
+/// Whether `name` gives elements of the list it is called on (or, for
+/// `from`, of its one argument).
+pub(in crate::read::script) fn keeps_elements(name: &str) -> bool {
+    KEEPS_ELEMENTS.contains(&name)
 }

@@ -111,6 +111,14 @@ pub(in crate::read::script) const LOADS: &[Load] = &[
     Load(&["animate"], "values", Url, AnimatesUrl, 2),
 ];
 
+/// Whether some attribute of an element of `tag` loads when it is set
+/// (a link's `href`, a form's `action` wait for the user: they do not).
+pub(in crate::read::script) fn loads_anything(tag: &str) -> bool {
+    LOADS
+        .iter()
+        .any(|Load(tags, _, fetch, _, _)| *fetch != OnAction && tags.contains(&tag))
+}
+
 /// Elements whose text is code or CSS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::read::script) enum Text {

@@ -74,20 +74,32 @@
 //!   a link's `javascript:` URL runs on a click, so it counts only beside a
 //!   request of the script's own; Playwright's input actions of one call
 //!   are one possible request together, as one `browser_fill_form` is.
-//! - Not yet: a method or property of page data whose name is in no table
-//!   (`el.getAttribute`, `rows.map`, `window.scrollBy`) counts nothing, as
-//!   `Def::Inert` does; the lookups keep the two apart (`None` against
-//!   `Some(Def::Inert)`), so counting those as possible requests is a
-//!   change to how the walk reads `None` once the inert tables cover what
-//!   ordinary scripts call.
+//! - (1) A member of page data (an element, a list, the global object,
+//!   `document`, a known object) whose name is in no table is
+//!   `Value::Unlisted`: calling it, constructing it, or handing it to a
+//!   method that calls back ([`calls_back`]) is a possible request each
+//!   time; reading it is page data. A write to a property in no list on
+//!   what may be an element is one too (`dom::assigned_element`), unless
+//!   the element's tag is known and loads nothing whatever its attributes
+//!   (a link, a cell). A scroll is one: lazy and infinite-scroll pages load
+//!   as they scroll.
+//! - (3) What ordinary scripts call that loads nothing is in the inert
+//!   tables of [`inert`] (`getAttribute`, `closest`, `rows.map`, `Intl`,
+//!   `console`, Playwright's reads); queries give elements of the tag their
+//!   selector names ([`selected_tag`]), which lists of them keep.
 //!
 //! The walk names no API: where it needs a platform fact (which methods
 //! call their callbacks once, which properties load, what an attribute
 //! does) it asks a function here.
 
+use std::{collections::HashMap, sync::OnceLock};
+
+use rustc_hash::FxBuildHasher;
+
 use super::Env;
 
 mod dom;
+mod inert;
 mod language;
 mod libraries;
 pub(super) mod markup;
@@ -179,7 +191,7 @@ macro_rules! sink {
 use sink;
 
 /// Browser, library and Playwright objects that lead to requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Obj {
     Location,
     Document,
@@ -222,6 +234,9 @@ pub(super) enum Obj {
     TextWalker,
     /// What `getClientRects` gives: a list of rectangles.
     Rects,
+    /// An object whose every property is a string of the page's: an
+    /// element's `dataset`, `localStorage`: writing one loads nothing.
+    Strings,
 }
 
 /// Known functions whose effect depends on their arguments; the walk
@@ -314,6 +329,10 @@ pub(super) enum Effect {
     /// The CSS at argument `.0` loads its `url(…)`s; gives `.1` (`new
     /// FontFace(family, source)`).
     CssThen(usize, Obj),
+    /// The elements that match the CSS selector at argument `.0`
+    /// (`querySelectorAll('table a')`): elements of one tag when the
+    /// selector names it ([`selected_tag`]), else page data.
+    Selects(usize),
     /// A walker over nodes (`createTreeWalker(root, whatToShow)`): `.0` when
     /// argument 1 shows text only ([`text_only_filter`]), else page data.
     WalksNodes(Obj),
@@ -437,12 +456,51 @@ const PLATFORMS: &[&Platform] = &[
     &libraries::PLATFORM,
     &playwright::PLATFORM,
     &node::PLATFORM,
+    &inert::PLATFORM,
 ];
 
-fn find(rows: &[Row], name: &str, env: Env) -> Option<Def> {
-    rows.iter()
-        .find(|Row(names, only, _)| only.is_none_or(|e| e == env) && names.contains(&name))
-        .map(|row| row.2)
+/// What a name is in each environment (`Env::Page`, then
+/// `Env::PlaywrightServer`).
+type Both = [Option<Def>; 2];
+
+/// The slot of `env` in a [`Both`].
+fn slot(env: Env) -> usize {
+    match env {
+        Env::Page => 0,
+        Env::PlaywrightServer => 1,
+    }
+}
+
+/// Every name of `rows` (of every platform, in order) with what it is
+/// where: the first row that holds wins, as a scan in order would find
+/// (no two rows that hold at once share a name: a test checks).
+fn index<K: std::hash::Hash + Eq>(
+    rows: impl Iterator<Item = (K, &'static Row)>,
+) -> HashMap<K, Both, FxBuildHasher> {
+    let mut map: HashMap<K, Both, FxBuildHasher> = HashMap::default();
+    for (key, Row(_, only, def)) in rows {
+        let both = map.entry(key).or_default();
+        for env in [Env::Page, Env::PlaywrightServer] {
+            if only.is_none_or(|e| e == env) && both[slot(env)].is_none() {
+                both[slot(env)] = Some(*def);
+            }
+        }
+    }
+    map
+}
+
+/// The names of the globals and `any` tables, indexed once per process on
+/// the first lookup that passes the filter: the inert tables hold most names
+/// a script reads, which a scan of the rows went through one by one.
+fn names_of(
+    which: fn(&'static Platform) -> &'static [Row],
+) -> HashMap<&'static str, Both, FxBuildHasher> {
+    index(
+        PLATFORMS
+            .iter()
+            .flat_map(move |p| which(p).iter())
+            .flat_map(|row| row.0.iter().map(move |n| (*n, row))),
+    )
 }
 
 /// A set of names that may be in a table, two bits each ([`slots`]): most names
@@ -531,7 +589,8 @@ pub(super) fn global(name: &str, env: Env) -> Option<Def> {
 
 #[inline(never)]
 fn scan_globals(name: &str, env: Env) -> Option<Def> {
-    PLATFORMS.iter().find_map(|p| find(p.globals, name, env))
+    static INDEX: OnceLock<HashMap<&'static str, Both, FxBuildHasher>> = OnceLock::new();
+    INDEX.get_or_init(|| names_of(|p| p.globals)).get(name)?[slot(env)]
 }
 
 /// Member `name` of the known object `obj`; `None` when the object has no
@@ -546,14 +605,18 @@ pub(super) fn member(obj: Obj, name: &str, env: Env) -> Option<Def> {
 
 #[inline(never)]
 fn scan_members(obj: Obj, name: &str, env: Env) -> Option<Def> {
-    PLATFORMS.iter().find_map(|p| {
-        p.members
-            .iter()
-            .find(|(o, Row(names, only, _))| {
-                *o == obj && only.is_none_or(|e| e == env) && names.contains(&name)
-            })
-            .map(|(_, row)| row.2)
-    })
+    type Members = HashMap<(Obj, &'static str), Both, FxBuildHasher>;
+    static INDEX: OnceLock<Members> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            index(
+                PLATFORMS
+                    .iter()
+                    .flat_map(|p| p.members.iter())
+                    .flat_map(|(obj, row)| row.0.iter().map(move |n| ((*obj, *n), row))),
+            )
+        })
+        .get(&(obj, name))?[slot(env)]
 }
 
 /// Member `name` of an object the analysis cannot name, judged by the name
@@ -568,7 +631,8 @@ pub(super) fn by_name(name: &str, env: Env) -> Option<Def> {
 
 #[inline(never)]
 fn scan_any(name: &str, env: Env) -> Option<Def> {
-    PLATFORMS.iter().find_map(|p| find(p.any, name, env))
+    static INDEX: OnceLock<HashMap<&'static str, Both, FxBuildHasher>> = OnceLock::new();
+    INDEX.get_or_init(|| names_of(|p| p.any)).get(name)?[slot(env)]
 }
 
 /// The arguments the platform gives the script's function when it is sent
@@ -612,6 +676,7 @@ pub(super) fn obj_name(obj: Obj) -> &'static str {
         Obj::Text => "a text node",
         Obj::TextWalker => "a walker over text nodes",
         Obj::Rects => "a list of rectangles",
+        Obj::Strings => "an element's `dataset` or storage",
     }
 }
 
@@ -638,7 +703,14 @@ pub(super) fn unsafe_to_hand_over(obj: Obj) -> bool {
 pub(super) fn reaches_requests(obj: Obj) -> bool {
     !matches!(
         obj,
-        Obj::Promise | Obj::Object | Obj::Url | Obj::Style | Obj::Rect | Obj::Rects | Obj::Text
+        Obj::Promise
+            | Obj::Object
+            | Obj::Url
+            | Obj::Style
+            | Obj::Rect
+            | Obj::Rects
+            | Obj::Text
+            | Obj::Strings
     )
 }
 
@@ -670,6 +742,12 @@ pub(super) fn calls_back_once(name: &str) -> bool {
     language::calls_back_once(name)
 }
 
+/// Methods that call the functions handed to them (`forEach`, `then`,
+/// `requestAnimationFrame`).
+pub(super) fn calls_back(name: &str) -> bool {
+    inert::calls_back(name)
+}
+
 /// Functions to which the global object may be passed safely: they only
 /// read its keys or print it.
 pub(super) fn reads_only(name: &str) -> bool {
@@ -685,8 +763,9 @@ pub(super) fn window_key(name: &str) -> bool {
 pub(super) use dom::{
     Assigned, Attribute, PAGE_HANDLER, assigned_element, assigned_member, attribute,
     inert_accessor, inert_event, inserts_children, inserts_markup, inserts_nodes, is_attribute_map,
-    is_event_handler, is_frame_index, is_page_handler, loads_document, namespace_at,
-    sets_attribute_value, text_is_code, text_only_filter, url_assigned,
+    is_event_handler, is_frame_index, is_page_handler, iterates_elements, keeps_elements,
+    loads_document, namespace_at, selected_tag, sets_attribute_value, text_is_code,
+    text_only_filter, url_assigned,
 };
 pub(super) use language::{
     Builder, FnMember, Given, UNDEFINED, decode, fold_method, function_member, is_callee,

@@ -50,7 +50,7 @@ fn script_model_a_name_is_found_in_its_environment_only() {
         by_name("waitForURL", Env::PlaywrightServer),
         Some(Def::Inert)
     );
-    assert_eq!(by_name("textContent", Env::Page), None);
+    assert_eq!(by_name("naturalWidth", Env::Page), None);
 }
 
 #[test]
@@ -170,4 +170,24 @@ fn script_model_string_methods_fold_exactly_or_not_at_all() {
     );
     assert!(string_member("length").is_none() && string_member("0").is_none());
     assert!(string_member("split").is_some() && string_member("normalize").is_some());
+}
+
+#[test]
+fn script_model_a_selector_names_the_tag_it_selects() {
+    for (selector, tag) in [
+        ("a", Some("a")),
+        ("table a[href]", Some("a")),
+        ("#nav > a.link:hover", Some("a")),
+        ("a[href^=\"http\"], nav A", Some("a")),
+        ("a[title='x, img']", Some("a")),
+        ("a, img", None),
+        (".link", None),
+        ("*", None),
+        ("a:not(.x)", None),
+        ("svg|a", None),
+        ("a::before", None),
+        ("a[href", None),
+    ] {
+        assert_eq!(selected_tag(selector).as_deref(), tag, "{selector}");
+    }
 }

@@ -487,7 +487,9 @@ impl<'a> Walker<'a, '_> {
         {
             let frame_or_script = obj.iter().any(|v| match v {
                 Value::Element(tag) => model::loads_document(n, tag),
-                Value::Unknown | Value::Dyn | Value::Any => model::loads_document(n, ""),
+                Value::Unknown | Value::Unlisted | Value::Dyn | Value::Any => {
+                    model::loads_document(n, "")
+                }
                 _ => false,
             });
             let loads = if frame_or_script {
@@ -508,7 +510,10 @@ impl<'a> Walker<'a, '_> {
                     }
                 },
                 (Value::Global, _) => {
-                    self.opaque("assignment to a member of the global object through a computed name", at);
+                    self.opaque(
+                        "assignment to a member of the global object through a computed name",
+                        at,
+                    );
                     Cost::Zero
                 }
                 (Value::Obj(o), Key::Name(n, _)) => match model::assigned_member(*o, n) {
@@ -519,10 +524,16 @@ impl<'a> Walker<'a, '_> {
                     },
                 },
                 (Value::Obj(o), Key::Unreadable) if model::reaches_requests(*o) => {
-                    self.opaque("assignment to a member of a browser object through a computed name", at);
+                    self.opaque(
+                        "assignment to a member of a browser object through a computed name",
+                        at,
+                    );
                     Cost::Zero
                 }
-                (Value::Unknown | Value::Element(_) | Value::Dyn | Value::Any, Key::Name(n, _)) => {
+                (
+                    Value::Unknown | Value::Unlisted | Value::Element(_) | Value::Dyn | Value::Any,
+                    Key::Name(n, _),
+                ) => {
                     let tag = match v {
                         Value::Element(t) => Some(t.as_str()),
                         _ => None,
@@ -543,9 +554,13 @@ impl<'a> Walker<'a, '_> {
                     }
                     Cost::Zero
                 }
-                (Value::Unknown | Value::Element(_) | Value::Dyn | Value::Any, Key::Unreadable) => {
-                    self.request("assignment to a member whose name the analysis cannot read (it may be `src`)", at)
-                }
+                (
+                    Value::Unknown | Value::Unlisted | Value::Element(_) | Value::Dyn | Value::Any,
+                    Key::Unreadable,
+                ) => self.request(
+                    "assignment to a member whose name the analysis cannot read (it may be `src`)",
+                    at,
+                ),
                 _ => Cost::Zero,
             };
             cost = cost.or(c);
@@ -557,7 +572,9 @@ impl<'a> Walker<'a, '_> {
     fn assigned(&mut self, assigned: model::Assigned, vals: &Vals, at: u32) -> Cost {
         match assigned {
             model::Assigned::Nothing => Cost::Zero,
-            model::Assigned::Request(what) => self.request(&what, at),
+            model::Assigned::Request(what) | model::Assigned::Unknown(what) => {
+                self.request(&what, at)
+            }
             model::Assigned::Markup(what) => self.markup(vals, &what, at),
             model::Assigned::Code(what) => {
                 self.opaque(&what, at);

@@ -51,6 +51,7 @@ impl<'a> Walker<'a, '_> {
             && fvals.iter().any(|v| match v {
                 Value::Obj(o) => !(new && model::runs_executor(*o)),
                 Value::Unknown
+                | Value::Unlisted
                 | Value::Dyn
                 | Value::Any
                 | Value::Global
@@ -59,9 +60,12 @@ impl<'a> Walker<'a, '_> {
                 | Value::Str(_) => true,
                 _ => false,
             });
+        // `list.forEach(a => …)` of elements of one tag: the callback is
+        // given them, not page data.
+        let each = each_element(&name, &receiver);
         let mut args = Vec::with_capacity(arguments.len());
         for (i, a) in arguments.iter().enumerate() {
-            if escapes {
+            if escapes && !(i == 0 && each.is_some()) {
                 let params = match a {
                     Argument::ArrowFunctionExpression(f) => Some(&f.params),
                     Argument::FunctionExpression(f) => {
@@ -189,6 +193,25 @@ impl<'a> Walker<'a, '_> {
                 let (_, c) = self.call_once(args.first(), &resolve, site);
                 (Vals::unknown(), c)
             }
+            // A method the model does not know, of page data: policy (1).
+            // `m.bind(x)` of such a method gives it back, bound.
+            Value::Unlisted
+                if !site.new
+                    && model::function_member(&site.name) == Some(model::FnMember::Bind) =>
+            {
+                let cost = self.escape_args(args, site);
+                (Vals::of(Value::Unlisted), cost)
+            }
+            Value::Unlisted => {
+                let what = format!(
+                    "a call of `{}`, a function the model does not know",
+                    site.name
+                );
+                let c = self.request(&what, at);
+                self.inserted_nodes(args, site);
+                let cost = self.escape_args(args, site);
+                (Vals::unknown(), c.then(cost))
+            }
             Value::Dyn | Value::Any => {
                 self.opaque("a call of a function read through a computed name", at);
                 let cost = self.escape_args(args, site);
@@ -221,11 +244,29 @@ impl<'a> Walker<'a, '_> {
                 }
                 self.text_of_created_script(site);
                 self.inserted_nodes(args, site);
-                let cost = self.escape_args(args, site);
-                // A method of an inert document's node gives more of it.
+                let cost = match (each_element(&site.name, &site.receiver), args.split_first()) {
+                    (Some(tag), Some((first, rest))) => {
+                        let how = How::new(
+                            "runs as a callback passed to `{name}` ({at})",
+                            &site.name,
+                            site.at,
+                        );
+                        let element = Vals::of(Value::Element(tag));
+                        let (_, once) = self.call_once(Some(first), &element, site);
+                        let each = once.repeated(|| how.render(self));
+                        each.then(self.escape_args(rest, site))
+                    }
+                    _ => self.escape_args(args, site),
+                };
+                // A method of an inert document's node gives more of it; a
+                // list of elements' `filter`, `slice`, and `Array.from` of
+                // one, elements of the same tag.
                 let out = match f {
                     Value::Parsed(unread) => Value::Parsed(*unread),
-                    _ => Value::Unknown,
+                    _ => match kept_elements(site, args) {
+                        Some(tag) => Value::Element(tag),
+                        None => Value::Unknown,
+                    },
                 };
                 (Vals::of(out), cost)
             }
@@ -280,7 +321,9 @@ impl<'a> Walker<'a, '_> {
                         unread = true;
                     }
                 }
-                Value::Unknown | Value::Str(_) | Value::Any | Value::Dyn => unread |= strict,
+                Value::Unknown | Value::Unlisted | Value::Str(_) | Value::Any | Value::Dyn => {
+                    unread |= strict
+                }
                 _ => {}
             }
         }
@@ -328,7 +371,7 @@ impl<'a> Walker<'a, '_> {
             for v in a.vals.iter() {
                 match v {
                     Value::Parsed(u) => parsed |= *u,
-                    Value::Unknown | Value::Any | Value::Dyn => unnamed = true,
+                    Value::Unknown | Value::Unlisted | Value::Any | Value::Dyn => unnamed = true,
                     _ => {}
                 }
             }
@@ -398,14 +441,37 @@ impl<'a> Walker<'a, '_> {
             site.at,
         );
         let mut cost = Cost::Zero;
+        let calls_back = model::calls_back(&site.name);
         for a in args {
             let at = a.expr.map_or(site.at, |e| e.span().start);
+            if calls_back {
+                cost = cost.then(self.unlisted_callback(&a.vals, at, &how));
+            }
             cost = cost.then(self.escape(&a.vals, at, &how, reads_only));
             if let Some(e) = a.expr {
                 cost = cost.then(self.css(e, at));
             }
         }
         cost
+    }
+
+    /// A function of the page the model does not know (`el.foo`, a page's
+    /// global), handed as a callback at `at` to code that calls it: a
+    /// possible request each time it is called.
+    pub(super) fn unlisted_callback(&mut self, vals: &Vals, at: u32, how: &How<'_>) -> Cost {
+        if !vals.iter().any(|v| matches!(v, Value::Unlisted)) {
+            return Cost::Zero;
+        }
+        let once = self.request(
+            "a function the model does not know, passed as a callback",
+            at,
+        );
+        // A promise calls each of its callbacks once.
+        if model::calls_back_once(how.name) {
+            once
+        } else {
+            once.repeated(|| how.render(self))
+        }
     }
 
     /// A string that, as CSS, loads something (`url(…)`, `@import`), handed to
@@ -538,6 +604,7 @@ impl<'a> Walker<'a, '_> {
                 let how = How::new("runs as a {name} callback ({at})", label, at);
                 for a in args {
                     let a_at = a.expr.map_or(at, |e| e.span().start);
+                    cost = cost.then(self.unlisted_callback(&a.vals, a_at, &how));
                     cost = cost.then(self.escape(&a.vals, a_at, &how, false));
                 }
                 (unknown(), cost)
@@ -648,6 +715,14 @@ impl<'a> Walker<'a, '_> {
             }
             Effect::Devtools(sink) => (unknown(), self.devtools(args, site, sink)),
             Effect::Returns(o) => (Vals::of(Value::Obj(o)), Cost::Zero),
+            Effect::Selects(index) => {
+                let tag = args
+                    .get(index)
+                    .and_then(|a| a.vals.as_str())
+                    .and_then(model::selected_tag);
+                let cost = self.escape_args(args, site);
+                (Vals::of(tag.map_or(Value::Unknown, Value::Element)), cost)
+            }
             Effect::Nothing => (unknown(), Cost::Zero),
             Effect::Dispatches(sink) => {
                 let inert = match args.first().and_then(|a| a.expr) {
@@ -1440,6 +1515,41 @@ impl<'a> Walker<'a, '_> {
             }
         }
     }
+}
+
+/// The tag of the elements a call of `name` on `receiver` hands its
+/// callback, when the receiver is a list of elements of one known tag and
+/// the method calls back with each (`querySelectorAll('a').forEach`).
+fn each_element(name: &str, receiver: &Vals) -> Option<String> {
+    if !model::iterates_elements(name) {
+        return None;
+    }
+    one_tag(receiver)
+}
+
+/// The tag of the elements a call gives, when it gives some of a list of
+/// elements of one tag (`els.filter(…)`, `Array.from(els)`).
+fn kept_elements(site: &CallSite, args: &[Arg<'_>]) -> Option<String> {
+    if !model::keeps_elements(&site.name) {
+        return None;
+    }
+    match args {
+        [one] if site.name == "from" => one_tag(&one.vals),
+        _ if site.name == "from" => None,
+        _ => one_tag(&site.receiver),
+    }
+}
+
+/// The tag, when every value is an element of that one known tag.
+pub(super) fn one_tag(vals: &Vals) -> Option<String> {
+    let mut tag: Option<&String> = None;
+    for v in vals.iter() {
+        match v {
+            Value::Element(t) if !t.is_empty() && tag.is_none_or(|x| x == t) => tag = Some(t),
+            _ => return None,
+        }
+    }
+    tag.cloned()
 }
 
 /// The value of property `name` of the object literal `e`, written as

@@ -27,8 +27,13 @@ impl<'a> Walker<'a, '_> {
             // An event handler's `this` is its element, whatever else the
             // walk knows it to be.
             Expression::ThisExpression(_) if self.element_this => {
-                let mut this = self.this();
-                this.join(&Vals::unknown());
+                let mut this = Vals::unknown();
+                for v in self.this().iter() {
+                    // The handler's own `this`, not the global object.
+                    if *v != Value::Global {
+                        this.add(v.clone());
+                    }
+                }
                 (this, Cost::Zero)
             }
             Expression::ThisExpression(_) => (self.this(), Cost::Zero),
@@ -58,6 +63,12 @@ impl<'a> Walker<'a, '_> {
                     cost = cost
                         .then(c)
                         .then(self.escape(&v, e.span().start, &how, false));
+                    // `[...document.querySelectorAll('a')]`: the same elements.
+                    if let ([ArrayExpressionElement::SpreadElement(_)], Some(tag)) =
+                        (a.elements.as_slice(), call::one_tag(&v))
+                    {
+                        return (Vals::of(Value::Element(tag)), cost);
+                    }
                 }
                 (Vals::of(Value::Plain), cost)
             }
@@ -395,7 +406,7 @@ impl<'a> Walker<'a, '_> {
                     Some(def) => one(Value::from(def)),
                     // `document.onclick`: the page's handler.
                     None if model::is_page_handler(n) => page_handler(),
-                    None => Vals::unknown(),
+                    None => one(Value::Unlisted),
                 }
             }
             (Value::Obj(o), Key::Unreadable) => {
@@ -409,13 +420,31 @@ impl<'a> Walker<'a, '_> {
                 one(Value::Dyn)
             }
             // The page's own handler (`btn.onclick`), which calling runs.
-            (Value::Unknown | Value::Dyn, Key::Name(n, _)) if model::is_page_handler(n) => {
+            (Value::Unknown | Value::Unlisted | Value::Dyn, Key::Name(n, _))
+                if model::is_page_handler(n) =>
+            {
                 page_handler()
             }
-            (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Name(n, _)) => {
-                one(model::by_name(n, env).map_or(Value::Unknown, Value::from))
+            (
+                Value::Unknown | Value::Unlisted | Value::Element(_) | Value::Dyn,
+                Key::Name(n, _),
+            ) => {
+                match model::by_name(n, env) {
+                    Some(def) => one(Value::from(def)),
+                    // `f.call(x)` of data is data's (`o.m.call(x)`, `m` a
+                    // method of the script's); of an unlisted method, that
+                    // method.
+                    None if model::function_member(n).is_some() => one(match v {
+                        Value::Unlisted => Value::Unlisted,
+                        _ => Value::Unknown,
+                    }),
+                    None => one(Value::Unlisted),
+                }
             }
-            (Value::Unknown | Value::Element(_) | Value::Dyn, Key::Unreadable) => one(Value::Dyn),
+            (
+                Value::Unknown | Value::Unlisted | Value::Element(_) | Value::Dyn,
+                Key::Unreadable,
+            ) => one(Value::Dyn),
             (Value::Any, _) => one(Value::Any),
             (Value::Plain, Key::Name(n, _)) if model::plain_member(n).is_some() => {
                 one(Value::from(model::plain_member(n).expect("checked")))
@@ -442,7 +471,12 @@ impl<'a> Walker<'a, '_> {
                 )),
                 Some(model::FnMember::Call) => one(Value::Via(Box::new(v.clone()))),
                 Some(model::FnMember::Bind) => one(Value::BindOf(Box::new(v.clone()))),
-                None => Vals::unknown(),
+                // A member of the script's function (`F.prototype`): the
+                // script's.
+                None if matches!(v, Value::Func(_)) => one(Value::Plain),
+                // Of a platform's function (`Function.prototype`), a member
+                // the model does not list.
+                None => one(Value::Unlisted),
             },
             (Value::Func(_), Key::Unreadable) => one(Value::Dyn),
             (

@@ -207,8 +207,14 @@ impl<'a> Walker<'a, '_> {
         };
         // An async function or a generator returns an object of the
         // platform's, whatever its `return` says.
+        // `new` of the script's function gives its instance, an object of
+        // the script's whose methods are walked where they are written.
         let mut returns = summary.returns.clone();
-        returns.add(Value::Unknown);
+        returns.add(if site.new {
+            Value::Plain
+        } else {
+            Value::Unknown
+        });
         let mut once = summary.cost.clone();
         if through && !site.name.is_empty() {
             once = once.through(|| format!("through `{}` at {}", site.name, self.pos(site.at)));
@@ -344,6 +350,7 @@ impl<'a> Walker<'a, '_> {
                 | Effect::Accumulates
                 | Effect::CssThen(..)
                 | Effect::WalksNodes(_)
+                | Effect::Selects(_)
                 | Effect::Returns(_) => Cost::Zero,
                 // `codes.map(String.fromCharCode)`: text from what the
                 // analysis cannot read.

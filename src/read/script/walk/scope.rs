@@ -232,7 +232,9 @@ impl<'a> Walker<'a, '_> {
             if model::is_page_handler(name) {
                 return expression::page_handler();
             }
-            out.add(Value::Unknown);
+            // The page's own global, or one of the platform's the model
+            // does not list: calling it is a possible request.
+            out.add(Value::Unlisted);
         }
         out
     }

@@ -168,7 +168,19 @@ impl<'a> Walker<'a, '_> {
         at: u32,
     ) -> Cost {
         self.open_scope(false);
-        let (_, once) = self.expr(right);
+        let (list, once) = self.expr(right);
+        // `for (const a of document.querySelectorAll('a'))`: elements of one
+        // tag; anything else gives page data.
+        let item = match list.iter().next() {
+            Some(Value::Element(t))
+                if kind == "for … of"
+                    && !t.is_empty()
+                    && list.iter().all(|v| v == &Value::Element(t.clone())) =>
+            {
+                Vals::of(Value::Element(t.clone()))
+            }
+            _ => Vals::unknown(),
+        };
         let mut each = Cost::Zero;
         match left {
             ForStatementLeft::VariableDeclaration(d) => {
@@ -176,11 +188,11 @@ impl<'a> Walker<'a, '_> {
                     if !d.kind.is_var() {
                         self.declare_pattern(&decl.id);
                     }
-                    each = each.then(self.bind(&decl.id, &Vals::unknown(), true));
+                    each = each.then(self.bind(&decl.id, &item, true));
                 }
             }
             target => {
-                each = each.then(self.assign(target.to_assignment_target(), &Vals::unknown(), at));
+                each = each.then(self.assign(target.to_assignment_target(), &item, at));
             }
         }
         each = each.then(self.statement(body));
