@@ -134,6 +134,31 @@ fn an_init_script_request_in_a_data_document_that_loads_is_a_second_request() {
 }
 
 #[test]
+fn an_init_script_that_requests_runs_in_every_frame_and_is_blocked() {
+    let gate = Gate::new("");
+    let navigate = |init: &str, id: &str| {
+        gate.run(&call(
+            "mcp__chrome-devtools__navigate_page",
+            json!({"type": "url", "url": "https://shop.example/", "initScript": init}),
+            id,
+            "A",
+        ))
+    };
+    // A beacon to another site, once per frame of the new document.
+    let out = navigate("navigator.sendBeacon('https://t.example/b')", "beacon");
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("runs in every frame of the new document")
+            && stderr(&out).contains("from evaluate_script once the page has loaded"),
+        "{}",
+        stderr(&out)
+    );
+    // One that cannot request is paced with the navigation.
+    let out = navigate("window.__clicks = 0", "inert");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
+#[test]
 fn a_javascript_url_whose_string_is_a_document_that_loads_twice_is_blocked() {
     let gate = Gate::new("");
     let navigate = |url: &str, id: &str| {

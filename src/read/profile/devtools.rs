@@ -223,7 +223,10 @@ impl Profile for DevTools {
         Some(match tool {
             "navigate_page" => navigate_page(call, page),
             "new_page" => match str_at(input, "url") {
-                Some(url) => navigation(url, None, tool),
+                Some(url) => match str_at(input, "initScript").and_then(init_script_repeats) {
+                    Some(blocked) => blocked,
+                    None => navigation(url, None, tool),
+                },
                 None => Verdict::Skip {
                     why: "opens an empty page",
                 },
@@ -384,6 +387,9 @@ fn navigate_page(call: &Call<'_>, page: TabRef) -> Verdict {
             ),
         };
     }
+    if let Some(blocked) = init_script_repeats(code) {
+        return blocked;
+    }
     match script_verdict(code, Some(page), &label) {
         Verdict::Pace {
             target:
@@ -410,6 +416,26 @@ fn navigate_page(call: &Call<'_>, page: TabRef) -> Verdict {
         }
         other => other,
     }
+}
+
+/// The verdict on an `initScript` that may make a request: it runs in
+/// every new document while the navigation lasts, each frame of the page
+/// (an `<iframe>`, an ad's) included, so one request in it may be one per
+/// frame, with no gap. `None` when it cannot make one (or runs code the
+/// analysis cannot see, which the script's own verdict blocks).
+fn init_script_repeats(code: &str) -> Option<Verdict> {
+    let analysis = crate::read::script::analyse(code, crate::read::script::Env::Page).ok()?;
+    if analysis.count == crate::read::script::Count::Zero || !analysis.opaque.is_empty() {
+        return None;
+    }
+    let first = analysis.requests.first()?;
+    Some(Verdict::Block {
+        why: format!(
+            "its initScript makes a request ({} at {}:{}) and runs in every frame of the new document: one request per frame, with no gap",
+            first.what, first.line, first.column
+        ),
+        instead: "Navigate without the initScript, then make the request from evaluate_script once the page has loaded; an initScript that makes no request is paced with its navigation".to_owned(),
+    })
 }
 
 /// Why an `initScript` that makes a request, run in a `data:` document
@@ -836,16 +862,46 @@ mod tests {
             json!({"type": "url", "url": "https://example.com/", "initScript": "fetch('/a'); fetch('/b')"}),
         );
         assert!(matches!(v, Verdict::Block { .. }), "{v:?}");
+        // A request to another site still runs once per frame of the new
+        // document (issue 16).
+        for (tool, input) in [
+            (
+                "navigate_page",
+                json!({"type": "url", "url": "https://example.com/", "initScript": "navigator.sendBeacon('https://t.example/x')"}),
+            ),
+            (
+                "new_page",
+                json!({"url": "https://example.com/", "initScript": "fetch('https://t.example/x')"}),
+            ),
+            (
+                "navigate_page",
+                json!({"type": "back", "initScript": "navigator.sendBeacon('https://t.example/x')"}),
+            ),
+        ] {
+            let v = dt(tool, input);
+            let Verdict::Block { why, instead } = &v else {
+                panic!("{tool}: {v:?}")
+            };
+            assert!(
+                why.contains("runs in every frame of the new document"),
+                "{why}"
+            );
+            assert!(
+                instead.contains("from evaluate_script once the page has loaded"),
+                "{instead}"
+            );
+        }
+        // One that cannot request is paced with its navigation.
         let v = dt(
             "navigate_page",
-            json!({"type": "url", "url": "https://example.com/", "initScript": "navigator.sendBeacon('https://t.example/x')"}),
+            json!({"type": "url", "url": "https://example.com/", "initScript": "window.__seen = []; document.addEventListener('click', e => window.__seen.push(e.target.tagName))"}),
         );
         assert_eq!(
             v,
             Verdict::Pace {
                 target: Target::Script {
                     tab: Some(current()),
-                    urls: vec!["https://t.example/x".into(), "https://example.com/".into()],
+                    urls: vec!["https://example.com/".into()],
                     any_site: false
                 },
                 label: "navigate_page url".into()
@@ -858,11 +914,11 @@ mod tests {
             json!({"type": "back", "initScript": "fetch('/x')"}),
         );
         assert!(matches!(v, Verdict::Block { .. }), "{v:?}");
-        // Back with a beacon to another site: paced on everywhere the tab
-        // has been, and that site.
+        // Back with a script that cannot request: paced on everywhere the
+        // tab has been.
         let v = dt(
             "navigate_page",
-            json!({"type": "back", "initScript": "navigator.sendBeacon('https://t.example/x')"}),
+            json!({"type": "back", "initScript": "window.x = 1"}),
         );
         assert!(
             matches!(

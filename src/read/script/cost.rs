@@ -11,6 +11,10 @@ pub(super) struct Run {
     pub(super) at: u32,
     /// The description.
     pub(super) text: String,
+    /// An input action on the page (Playwright's `fill`, `check`,
+    /// `selectOption`): those in a row count as one possible request, as
+    /// one `browser_fill_form` does.
+    pub(super) input: bool,
 }
 
 /// How many requests can run, at most. Boxed words, so that a count is
@@ -72,6 +76,16 @@ impl Cost {
         match (self, next) {
             (Cost::Zero, c) | (c, Cost::Zero) => c,
             (Cost::Many(w), _) | (_, Cost::Many(w)) => Cost::Many(w),
+            // A form filled field by field: the fields' handlers are the
+            // page's, as they are for one `browser_fill_form`.
+            (Cost::One(a), Cost::One(b)) if a.input && b.input => {
+                Cost::One(if a.at <= b.at { a } else { b })
+            }
+            // Filled, then submitted: two calls by the tools, each paced.
+            (Cost::One(a), Cost::One(b)) if a.input || b.input => Cost::many(format!(
+                "{} and {} both run; fill the form in one call (its fills count as one request, as `browser_fill_form` does), and click, submit or fetch in the next",
+                a.text, b.text
+            )),
             (Cost::One(a), Cost::One(b)) => {
                 Cost::many(format!("{} and {} both run", a.text, b.text))
             }
@@ -92,6 +106,8 @@ impl Cost {
     /// how, e.g. "runs inside a `for` loop (2:1)".
     pub(super) fn repeated(self, phrase: impl FnOnce() -> String) -> Cost {
         match self {
+            // Input actions, however many, are one possible request.
+            Cost::One(run) if run.input => Cost::One(run),
             Cost::One(run) => Cost::many(format!("{} {}", run.text, phrase())),
             other => other,
         }
@@ -117,7 +133,32 @@ mod tests {
         Cost::one(Run {
             at,
             text: format!("`fetch` at 1:{at}"),
+            input: false,
         })
+    }
+
+    fn fill(at: u32) -> Cost {
+        Cost::one(Run {
+            at,
+            text: format!("`fill` at 1:{at}"),
+            input: true,
+        })
+    }
+
+    #[test]
+    fn script_cost_input_actions_in_a_row_are_one_and_a_click_after_them_is_not() {
+        assert_eq!(fill(1).then(fill(9)), fill(1));
+        assert_eq!(fill(1).repeated(|| unreachable!()), fill(1));
+        let Cost::Many(why) = fill(1).then(fill(9)).then(one(20)) else {
+            panic!("fills and a click are two")
+        };
+        assert!(
+            why.starts_with(
+                "`fill` at 1:1 and `fetch` at 1:20 both run; fill the form in one call"
+            ),
+            "{why}"
+        );
+        assert_eq!(one(1).then(fill(2)).level(), 2);
     }
 
     #[test]

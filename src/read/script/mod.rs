@@ -182,6 +182,10 @@ pub(crate) struct Analysis {
     /// URLs whose scheme is written but whose host is built at run time: the
     /// caller paces against every known site.
     pub unknown_hosts: Vec<Found>,
+    /// What the `javascript:` links the code inserts do when clicked, for
+    /// the code around it (a string passed to `page.evaluate`); at the top
+    /// it is in `count` already.
+    pub dormant: Count,
 }
 
 /// A script that does not parse.
@@ -256,6 +260,7 @@ pub(crate) fn analyse_document(html: &str, label: &str, data_base: bool) -> Anal
         }],
         urls: Vec::new(),
         unknown_hosts: Vec::new(),
+        dormant: Count::Zero,
     };
     if html.len() > MAX_CODE {
         return refused(format!(

@@ -44,7 +44,7 @@ use html5gum::{DefaultEmitter, Emitter, ForwardingEmitter, State, Token, Tokeniz
 
 use super::model::markup::{
     Fetch, LOADS, Text, TextState, When, breaks_out, handler_runs_once, integration_point,
-    rel_loads, runs_as_script, speculation_rules, text_of, text_state,
+    rel_loads, runs_as_script, runs_on_activation, speculation_rules, text_of, text_state,
 };
 use crate::read::url::{Reach, data_document, reach_absolute};
 
@@ -59,6 +59,9 @@ pub(in crate::read::script) struct Code {
     pub(in crate::read::script) repeats: bool,
     /// An event handler, whose `this` is its element.
     pub(in crate::read::script) handler: bool,
+    /// It runs only when its element is activated (a link's `javascript:`
+    /// URL, on a click), not when the markup is inserted.
+    pub(in crate::read::script) on_activation: bool,
 }
 
 /// What markup loads and runs.
@@ -86,7 +89,17 @@ pub(in crate::read::script) enum Into {
     /// A `DOMParser` document: scripts do not run there, so `<noscript>`
     /// holds markup (which loads once adopted into the page).
     Parsed,
+    /// A page, by the fragment parser (`innerHTML`, `insertAdjacentHTML`):
+    /// the scripts it inserts neither run nor load (the HTML Standard marks
+    /// them already started); the documents of its frames run theirs.
+    Fragment,
 }
+
+/// Stands for a part of the markup built at run time (`${name}`): where it
+/// lands, text, it holds text; in a tag's name, an attribute's name, a
+/// handler, a script or a frame's URL, what it holds is code or markup the
+/// reader cannot see.
+pub(in crate::read::script) const HOLE: char = '\u{E000}';
 
 /// How many documents deep, one inside the other (`srcdoc`, `data:`
 /// frames), markup is read; deeper is opaque.
@@ -245,15 +258,17 @@ impl Reader<'_> {
                             Text::Script => get("src").is_none() && runs_as_script(kind),
                             Text::Css => true,
                         };
+                        let inserted = text == Text::Script && self.inert_scripts(depth);
                         collect = Some(Collect {
                             name: name.clone(),
                             text,
-                            live: live && inert == 0,
+                            live: live && inert == 0 && !inserted,
                             rules: speculation_rules(kind) && inert == 0,
                             body: String::new(),
                         });
                     }
-                    if !foreign_el && let Some(state) = text_state(&name, self.into == Into::Page) {
+                    if !foreign_el && let Some(state) = text_state(&name, self.into != Into::Parsed)
+                    {
                         raw = Some(name.clone());
                         tokens.set_state(match state {
                             TextState::Rcdata => State::RcData,
@@ -310,7 +325,20 @@ impl Reader<'_> {
     }
 
     /// The text of a `<script>` or `<style>`, at its end.
-    fn text(&mut self, c: Collect) {
+    fn text(&mut self, mut c: Collect) {
+        if c.body.contains(HOLE) {
+            match c.text {
+                Text::Script if c.live || c.rules => {
+                    self.out
+                        .opaque
+                        .push(format!("a `<{}>` whose code is built at run time", c.name));
+                    return;
+                }
+                // A part of CSS built at run time is a word: `url(${u})`
+                // is still a `url()`.
+                _ => c.body = c.body.replace(HOLE, "_"),
+            }
+        }
         if c.rules {
             self.out
                 .opaque
@@ -326,6 +354,7 @@ impl Reader<'_> {
                 text: c.body,
                 repeats: false,
                 handler: false,
+                on_activation: false,
             }),
             Text::Css => self.css(&c.body, "`<style>`"),
         }
@@ -342,22 +371,45 @@ impl Reader<'_> {
         }
     }
 
+    /// Whether the scripts of the document `depth` deep are inserted by the
+    /// fragment parser, and so neither run nor load.
+    fn inert_scripts(&self, depth: u32) -> bool {
+        self.into == Into::Fragment && depth == 0
+    }
+
     /// A start tag's attributes: what they load and run.
     fn element(&mut self, name: &str, attrs: &[(String, String)], depth: u32) {
+        if name == "script" && self.inert_scripts(depth) {
+            return;
+        }
+        if name.contains(HOLE) || attrs.iter().any(|(k, _)| k.contains(HOLE)) {
+            self.out
+                .opaque
+                .push("a tag or attribute whose name is built at run time".to_owned());
+            return;
+        }
         let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
         let mut slots: Vec<u8> = Vec::new();
         for (attr, value) in attrs {
             if attr.starts_with("on") && attr.len() > 2 {
+                if value.contains(HOLE) {
+                    self.out.opaque.push(format!(
+                        "the `{attr}` handler of `<{name}>`, built at run time"
+                    ));
+                    continue;
+                }
                 self.out.code.push(Code {
                     what: format!("the `{attr}` handler of `<{name}>`"),
                     text: value.clone(),
                     repeats: !handler_runs_once(attr),
                     handler: true,
+                    on_activation: false,
                 });
                 continue;
             }
             if attr == "style" {
-                self.css(value, &format!("the `style` of a `<{name}>`"));
+                let value = value.replace(HOLE, "_");
+                self.css(&value, &format!("the `style` of a `<{name}>`"));
                 continue;
             }
             let row = LOADS
@@ -377,10 +429,19 @@ impl Reader<'_> {
                     text: code.clone(),
                     repeats: false,
                     handler: false,
+                    on_activation: runs_on_activation(name, attr),
                 });
                 continue;
             }
             let Some(row) = row else { continue };
+            // A URL whose start is built at run time may be a `javascript:`
+            // or `data:` URL: a frame's or a script's runs code.
+            if value.starts_with(HOLE) && matches!(row.2, Fetch::Frame | Fetch::Script) {
+                self.out.opaque.push(format!(
+                    "`<{name} {attr}>` with a URL built at run time, which may run code"
+                ));
+                continue;
+            }
             let holds = match row.3 {
                 When::Always => true,
                 When::Type(t) => get("type").is_some_and(|v| v.trim().eq_ignore_ascii_case(t)),
@@ -466,6 +527,7 @@ impl Reader<'_> {
                         text: body,
                         repeats: false,
                         handler: false,
+                        on_activation: false,
                     }),
                     (_, Some((mime, body))) => {
                         if is_markup(&mime) {
@@ -492,6 +554,10 @@ impl Reader<'_> {
 
     /// A URL that loads: its site, when it names one.
     fn url(&mut self, value: &str, reach: &Option<Reach>) {
+        // Its site, if any, was read from the script's string.
+        if value.contains(HOLE) {
+            return;
+        }
         if matches!(reach, Some(Reach::Host(_) | Reach::Unreadable { .. })) {
             self.out.urls.push(value.to_owned());
         }

@@ -29,8 +29,8 @@ pub(super) const PLATFORM: Platform = Platform {
             "parseInt", "parseFloat", "isNaN", "isFinite", "Number", "String", "Boolean", "Array",
             "JSON", "Math", "Date", "Intl", "RegExp", "Map", "Set", "WeakMap", "WeakSet", "WeakRef",
             "Symbol", "BigInt", "Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError",
-            "AggregateError", "encodeURIComponent", "decodeURIComponent", "encodeURI", "decodeURI",
-            "escape", "unescape", "structuredClone", "queueMicrotask", "Uint8Array", "Int8Array",
+            "AggregateError", "encodeURIComponent", "encodeURI",
+            "escape", "structuredClone", "queueMicrotask", "Uint8Array", "Int8Array",
             "Uint16Array", "Int16Array", "Uint32Array", "Int32Array", "Float32Array", "Float64Array",
             "Uint8ClampedArray", "BigInt64Array", "BigUint64Array", "ArrayBuffer", "DataView",
             "TextEncoder", "TextDecoder", "Infinity", "NaN", "Proxy", "Atomics", "Iterator",
@@ -39,7 +39,7 @@ pub(super) const PLATFORM: Platform = Platform {
         // The page's globals that read or print.
         Row(&[
             "alert", "confirm", "prompt", "requestAnimationFrame",
-            "cancelAnimationFrame", "requestIdleCallback", "cancelIdleCallback", "atob", "btoa", "getSelection", "matchMedia", "innerWidth",
+            "cancelAnimationFrame", "requestIdleCallback", "cancelIdleCallback", "btoa", "getSelection", "matchMedia", "innerWidth",
             "innerHeight", "outerWidth", "outerHeight", "scrollX", "scrollY", "pageXOffset",
             "pageYOffset", "devicePixelRatio", "screen", "crypto",
             "CSS", "Node", "Element", "HTMLElement", "HTMLInputElement", "HTMLTextAreaElement",
@@ -67,7 +67,7 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&[
             "map", "filter", "forEach", "find", "findIndex", "findLast", "findLastIndex", "some",
             "every", "flat", "flatMap", "slice", "splice", "join", "includes", "indexOf",
-            "lastIndexOf", "sort", "toSorted", "reverse", "toReversed", "toSpliced", "concat",
+            "lastIndexOf", "sort", "toSorted", "reverse", "toReversed", "toSpliced",
             "push", "pop", "shift", "unshift", "at", "entries", "keys", "values", "length",
             "from", "of", "isArray", "with", "next", "prototype",
         ], ANYWHERE, Def::Inert),
@@ -77,7 +77,7 @@ pub(super) const PLATFORM: Platform = Platform {
             "toLocaleUpperCase", "split", "replace", "replaceAll", "match", "matchAll", "search",
             "startsWith", "endsWith", "padStart", "padEnd", "repeat", "substring", "substr",
             "charAt", "charCodeAt", "codePointAt", "normalize", "localeCompare", "toString",
-            "toLocaleString", "valueOf", "fromCharCode", "fromCodePoint", "raw", "toFixed",
+            "toLocaleString", "valueOf", "raw", "toFixed",
             "toPrecision", "toExponential", "isInteger", "isSafeInteger", "parseFloat", "parseInt",
             "test", "exec", "now", "getTime", "getFullYear", "getMonth", "getDate", "getDay",
             "getHours", "getMinutes", "getSeconds", "getMilliseconds", "getTimezoneOffset",
@@ -141,7 +141,7 @@ pub(super) const PLATFORM: Platform = Platform {
         // jQuery's reads and state (its insertions and `attr` are
         // `libraries`).
         Row(&[
-            "each", "val", "data", "css", "addClass", "removeClass", "toggleClass", "hasClass",
+            "each", "val", "data", "addClass", "removeClass", "toggleClass", "hasClass",
             "hide", "first", "last", "eq", "parents", "children", "siblings",
             "prev", "toArray", "index", "on", "off", "one", "ready", "width", "height", "offset",
             "position", "serialize", "serializeArray", "not", "end", "addBack", "removeData",

@@ -18,8 +18,13 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["getJSON"], ANYWHERE, Def::Sink(sink!("`getJSON`"))),
         Row(&["getScript"], ANYWHERE, Def::Sink(sink!("`getScript`"))),
         Row(&["ajax"], ANYWHERE, Def::Sink(sink!("`ajax`"))),
-        // `attr('src', u)` or `attr({ src: u })`.
+        // `attr('src', u)` or `attr({ src: u })`. One URL set on every
+        // matched element is fetched once (Chromium: four images given one
+        // new `src`, even uncacheable, made one request); a function value
+        // is called for each element and may give each its own: four.
         Row(&["attr", "prop"], ANYWHERE, Def::Effect(Effect::SetsProperties("`attr`"))),
+        // `css('background-image', v)` or `css({ … })`: the same, for CSS.
+        Row(&["css"], ANYWHERE, Def::Effect(Effect::SetsStyle)),
         // jQuery reads a string as markup; the DOM's own `append`, `after`…
         // insert it as text, which counts nothing.
         Row(&["append", "prepend", "after", "before", "replaceWith", "wrap", "wrapAll", "wrapInner"], ANYWHERE, Def::Effect(Effect::InsertsContent("jQuery's insertion", false))),
@@ -48,4 +53,31 @@ pub(super) fn called_effect(obj: Obj) -> Option<Effect> {
 /// `$(this)` in a callback): its methods are then judged by name.
 pub(super) fn wraps(name: &str) -> bool {
     matches!(name, "$" | "jQuery")
+}
+
+/// Whether the CSS property `name` (`background-image`, `backgroundImage`)
+/// may hold a `url(…)`: given a value the analysis cannot read from a
+/// function, it may load.
+pub(in crate::read::script) fn style_may_load(name: &str) -> bool {
+    let flat: String = name
+        .chars()
+        .filter(|c| *c != '-')
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    name.starts_with("--")
+        || [
+            "background",
+            "image",
+            "mask",
+            "cursor",
+            "content",
+            "liststyle",
+            "filter",
+            "shapeoutside",
+            "clippath",
+            "offsetpath",
+            "src",
+        ]
+        .iter()
+        .any(|p| flat.contains(p))
 }

@@ -313,3 +313,28 @@ pub(in crate::read::script) fn text_state(tag: &str, scripting: bool) -> Option<
 pub(in crate::read::script) fn markup_continues(label: &str) -> bool {
     label == "`document.write`"
 }
+
+/// Whether markup inserted by `label` is parsed as a fragment into the page
+/// (`innerHTML`, `outerHTML`, `insertAdjacentHTML`, `setHTMLUnsafe`), whose
+/// scripts the HTML Standard marks already started: they neither run nor
+/// load. `document.write`, `createContextualFragment` (its scripts run once
+/// inserted), jQuery's insertions (jQuery runs them itself), `srcdoc` and
+/// `setContent` (documents) run theirs.
+pub(in crate::read::script) fn fragment_parsed(label: &str) -> bool {
+    matches!(
+        label,
+        "`innerHTML`" | "`outerHTML`" | "`insertAdjacentHTML`" | "`setHTMLUnsafe`"
+    )
+}
+
+/// Whether a `javascript:` URL in attribute `attr` of `<tag>` runs only when
+/// the element is activated (a link's on a click, a form's on a submit),
+/// not when the markup is inserted (a frame's runs at once).
+pub(in crate::read::script) fn runs_on_activation(tag: &str, attr: &str) -> bool {
+    matches!(
+        (tag, attr),
+        ("a" | "area", "href" | "xlink:href")
+            | ("form", "action")
+            | ("button" | "input", "formaction")
+    )
+}

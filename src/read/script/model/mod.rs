@@ -57,6 +57,23 @@
 //!   hands back. Each beside a hostile row of `tests/fixtures/scripts.toml`
 //!   that still counts, and checked with the ordinary corpus
 //!   (`tests/fixtures/ordinary.toml`) in Chromium by `tests/chromium.rs`.
+//! - (1) Text made at run time from what the analysis cannot read, or by
+//!   a function it does not fold (`atob(x)`, `'…'.split('')`), may be any
+//!   URL: a script that makes a request beside it is paced against every
+//!   known site ([`TextOp`]); known input folds to its text and its site.
+//! - (1) A function value handed to jQuery's `attr`, `prop` or `css` is
+//!   called for each matched element: once per element (one value set on
+//!   all of them is one fetch). A route's handler runs for every request
+//!   it matches: what `route.fulfill`'s markup loads repeats.
+//! - (1) A hole in markup built at run time counts where it can hold code
+//!   or markup (a tag or attribute name, after `=` unquoted, a handler, a
+//!   live script, a frame's URL); where text or a quoted value goes it
+//!   holds text read at run time, unless the script holds elsewhere a
+//!   string that loads as markup (which could reach it).
+//! - (3) Scripts inserted by the fragment parser (`innerHTML`) do not run;
+//!   a link's `javascript:` URL runs on a click, so it counts only beside a
+//!   request of the script's own; Playwright's input actions of one call
+//!   are one possible request together, as one `browser_fill_form` is.
 //! - (1) A member of page data (an element, a list, the global object,
 //!   `document`, a known object) whose name is in no table is
 //!   `Value::Unlisted`: calling it, constructing it, or handing it to a
@@ -125,6 +142,9 @@ pub(super) struct Sink {
     pub(super) loads: Loads,
     /// What the call gives.
     pub(super) returns: Returns,
+    /// An input action (Playwright's `fill`): those of one call count as
+    /// one possible request together, as `browser_fill_form`'s fields do.
+    pub(super) input: bool,
 }
 
 impl PartialEq for Sink {
@@ -134,13 +154,22 @@ impl PartialEq for Sink {
         std::ptr::eq(self, other)
             || (self.label == other.label
                 && self.loads == other.loads
-                && self.returns == other.returns)
+                && self.returns == other.returns
+                && self.input == other.input)
     }
 }
 
 /// A sink, for a row: `sink!("`fetch`")`, with `loads Always` or `returns
 /// Window` where the defaults (`Loads::No`, `Returns::Data`) do not hold.
 macro_rules! sink {
+    ($label:literal, input) => {
+        &Sink {
+            label: $label,
+            loads: Loads::No,
+            returns: Returns::Data,
+            input: true,
+        }
+    };
     ($label:literal) => {
         sink!($label, loads No, returns Data)
     };
@@ -155,6 +184,7 @@ macro_rules! sink {
             label: $label,
             loads: Loads::$loads,
             returns: Returns::$returns,
+            input: false,
         }
     };
 }
@@ -306,6 +336,49 @@ pub(super) enum Effect {
     /// A walker over nodes (`createTreeWalker(root, whatToShow)`): `.0` when
     /// argument 1 shows text only ([`text_only_filter`]), else page data.
     WalksNodes(Obj),
+    /// Answers a routed request with a response of the script's (Playwright's
+    /// `route.fulfill(options)`): a document when its type is markup, which
+    /// loads what its markup names each time it answers a navigation.
+    Fulfills,
+    /// Sets CSS properties of page elements: `(name, value)` or an object
+    /// of them (jQuery's `css`), a value a function called for each.
+    SetsStyle,
+    /// Makes text from its receiver and arguments ([`TextOp`]): folded
+    /// where they are known, so a URL spelled so still names its site.
+    Text(TextOp),
+}
+
+/// How a function makes text (`String.prototype.concat`, `atob`, a known
+/// string's own methods). Text it makes from what the analysis cannot read,
+/// or that it does not fold, may be any URL: a script that makes a request
+/// beside it is paced against every known site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TextOp {
+    /// The receiver, then each argument (`concat`, also through `.call`
+    /// and `.apply`).
+    Concat,
+    /// Decodes its argument, or its arguments' character codes.
+    Decodes(Decoding),
+    /// A method of a known string (`toLowerCase`, `split`, `replace`),
+    /// named where it is called.
+    Method,
+}
+
+/// What a decoder reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Decoding {
+    /// `atob`: base64, each byte a character.
+    Base64,
+    /// `decodeURIComponent`: every `%XX`, as UTF-8.
+    Component,
+    /// `decodeURI`: the `%XX` of characters that are not reserved in a URL.
+    Uri,
+    /// `unescape`: `%XX` and `%uXXXX`.
+    Unescape,
+    /// `String.fromCharCode`: UTF-16 code units.
+    CharCodes,
+    /// `String.fromCodePoint`: code points.
+    CodePoints,
 }
 
 /// A list of requests in one argument, behind a reference to keep
@@ -695,10 +768,12 @@ pub(super) use dom::{
     text_only_filter, url_assigned,
 };
 pub(super) use language::{
-    Builder, FnMember, UNDEFINED, function_member, is_callee, is_constructor, string_builder,
+    Builder, FnMember, Given, UNDEFINED, decode, fold_method, function_member, is_callee,
+    is_constructor, string_builder, string_member,
 };
-pub(super) use markup::markup_continues;
+pub(super) use libraries::style_may_load;
+pub(super) use markup::{fragment_parsed, markup_continues};
 pub(super) use navigation::{assigned_global, assigned_obj};
 pub(super) use network::IMPORT;
 pub(super) use node::{MODULE_IMPORT, imports_modules};
-pub(super) use playwright::{Devtools, devtools};
+pub(super) use playwright::{Devtools, devtools, markup_file};

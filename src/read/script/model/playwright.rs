@@ -31,15 +31,18 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["goForward"], SERVER, Def::Sink(sink!("`page.goForward`"))),
         Row(&["dblclick"], SERVER, Def::Sink(sink!("`dblclick`"))),
         Row(&["tap"], SERVER, Def::Sink(sink!("`tap`"))),
-        Row(&["fill"], SERVER, Def::Sink(sink!("`fill`"))),
+        // Input actions: what `browser_fill_form` does field by field; those
+        // of one call count as one possible request (the page's handlers
+        // may fetch), and a click or key after them as another.
+        Row(&["fill"], SERVER, Def::Sink(sink!("`fill`", input))),
         Row(&["press"], SERVER, Def::Sink(sink!("`press`"))),
         Row(&["pressSequentially"], SERVER, Def::Sink(sink!("`pressSequentially`"))),
         Row(&["type"], SERVER, Def::Sink(sink!("`type`"))),
         Row(&["insertText"], SERVER, Def::Sink(sink!("`insertText`"))),
-        Row(&["check"], SERVER, Def::Sink(sink!("`check`"))),
-        Row(&["uncheck"], SERVER, Def::Sink(sink!("`uncheck`"))),
-        Row(&["setChecked"], SERVER, Def::Sink(sink!("`setChecked`"))),
-        Row(&["selectOption"], SERVER, Def::Sink(sink!("`selectOption`"))),
+        Row(&["check"], SERVER, Def::Sink(sink!("`check`", input))),
+        Row(&["uncheck"], SERVER, Def::Sink(sink!("`uncheck`", input))),
+        Row(&["setChecked"], SERVER, Def::Sink(sink!("`setChecked`", input))),
+        Row(&["selectOption"], SERVER, Def::Sink(sink!("`selectOption`", input))),
         Row(&["setInputFiles"], SERVER, Def::Sink(sink!("`setInputFiles`"))),
         Row(&["dragTo"], SERVER, Def::Sink(sink!("`dragTo`"))),
         Row(&["dragAndDrop"], SERVER, Def::Sink(sink!("`dragAndDrop`"))),
@@ -57,6 +60,9 @@ pub(super) const PLATFORM: Platform = Platform {
         Row(&["send"], SERVER, Def::Effect(Effect::Devtools(super::network::SEND))),
         Row(&["$eval", "$$eval"], SERVER, Def::Effect(Effect::RunsInPage(1))),
         Row(&["addInitScript"], SERVER, Def::Effect(Effect::RunsInEveryPage)),
+        // A route's answer: markup is a document whose subresources load
+        // (the route's handler runs for every request it matches).
+        Row(&["fulfill"], SERVER, Def::Effect(Effect::Fulfills)),
         Row(&["request"], SERVER, Def::Obj(Obj::ApiRequest)),
         Row(&["context"], SERVER, Def::Effect(Effect::Returns(Obj::BrowserContext))),
         Row(&["newPage", "mainFrame", "page"], SERVER, Def::Effect(Effect::Returns(Obj::Page))),
@@ -149,4 +155,13 @@ pub(in crate::read::script) fn devtools(method: &str) -> Devtools {
 /// The function sent to run on the server is called with the `page`.
 pub(super) fn first_argument(env: Env) -> Option<Def> {
     (env == Env::PlaywrightServer).then_some(Def::Obj(Obj::Page))
+}
+
+/// Whether a file served by `route.fulfill({ path })` is markup, by its
+/// name's extension (Playwright types it so).
+pub(in crate::read::script) fn markup_file(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".html", ".htm", ".xhtml", ".svg", ".xml", ".shtml"]
+        .iter()
+        .any(|e| lower.ends_with(e))
 }

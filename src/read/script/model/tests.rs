@@ -91,6 +91,88 @@ fn script_model_every_row_is_what_its_names_are_looked_up_as() {
 }
 
 #[test]
+fn script_model_decoders_decode_as_the_browser_does() {
+    use super::{Decoding as D, Given as G};
+    let t = |s: &str| vec![G::Text(s.to_owned())];
+    assert_eq!(
+        decode(D::Base64, &t(" aHR0cHM6Ly9v\ndGhlci5vcmc ")),
+        Some("https://other.org".to_owned())
+    );
+    assert_eq!(decode(D::Base64, &t("aHR0c")), None, "one digit too many");
+    assert_eq!(decode(D::Base64, &t("a*==")), None);
+    assert_eq!(
+        decode(D::Component, &t("https%3A%2F%2Fother.org")),
+        Some("https://other.org".to_owned())
+    );
+    assert_eq!(decode(D::Component, &t("%+1")), None, "URIError");
+    assert_eq!(decode(D::Component, &t("%E2%82")), None, "not UTF-8");
+    assert_eq!(
+        decode(D::Uri, &t("https%3A//o.org/%7E")),
+        Some("https%3A//o.org/~".to_owned())
+    );
+    assert_eq!(
+        decode(D::Unescape, &t("%u0068ttps%3a//o.org%")),
+        Some("https://o.org%".to_owned())
+    );
+    let codes: Vec<G> = "wss:"
+        .chars()
+        .map(|c| G::Number(f64::from(c as u32)))
+        .collect();
+    assert_eq!(decode(D::CharCodes, &codes), Some("wss:".to_owned()));
+    assert_eq!(
+        decode(D::CharCodes, &[G::Number(65.0 + 65536.0)]),
+        Some("A".to_owned())
+    );
+    assert_eq!(
+        decode(D::CodePoints, &[G::Number(0x1F600 as f64)]),
+        Some("😀".to_owned())
+    );
+    assert_eq!(decode(D::CharCodes, &[G::Other]), None);
+}
+
+#[test]
+fn script_model_string_methods_fold_exactly_or_not_at_all() {
+    let n = |x: f64| Given::Number(x);
+    let t = |s: &str| Given::Text(s.to_owned());
+    assert_eq!(
+        fold_method("https://o.org", "slice", &[n(0.0), n(8.0)]).as_deref(),
+        Some("https://")
+    );
+    assert_eq!(
+        fold_method("https://o.org", "slice", &[n(-5.0)]).as_deref(),
+        Some("o.org")
+    );
+    assert_eq!(
+        fold_method("abc", "substring", &[n(2.0), n(0.0)]).as_deref(),
+        Some("ab")
+    );
+    assert_eq!(fold_method("abc", "at", &[n(-1.0)]).as_deref(), Some("c"));
+    assert_eq!(
+        fold_method("abc", "charAt", &[n(-1.0)]).as_deref(),
+        Some("")
+    );
+    assert_eq!(
+        fold_method("a.a", "replace", &[t("a"), t("b")]).as_deref(),
+        Some("b.a")
+    );
+    assert_eq!(
+        fold_method("a.a", "replaceAll", &[t("a"), t("b")]).as_deref(),
+        Some("b.b")
+    );
+    // `$&` and the like are patterns; a regular expression is not text.
+    assert_eq!(fold_method("a", "replace", &[t("a"), t("$&$&")]), None);
+    assert_eq!(fold_method("a", "replace", &[Given::Other, t("b")]), None);
+    assert_eq!(fold_method("a b", "split", &[t(" ")]), None);
+    assert_eq!(
+        fold_method("😀x", "slice", &[n(1.0)]),
+        None,
+        "UTF-16 offsets"
+    );
+    assert!(string_member("length").is_none() && string_member("0").is_none());
+    assert!(string_member("split").is_some() && string_member("normalize").is_some());
+}
+
+#[test]
 fn script_model_a_selector_names_the_tag_it_selects() {
     for (selector, tag) in [
         ("a", Some("a")),

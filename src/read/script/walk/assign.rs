@@ -56,7 +56,12 @@ impl<'a> Walker<'a, '_> {
 
     /// Markup with values `vals` inserted by `label` at `at` into the page.
     pub(super) fn markup(&mut self, vals: &Vals, label: &str, at: u32) -> Cost {
-        self.markup_into(vals, label, at, markup::Into::Page)
+        let into = if model::fragment_parsed(label) {
+            markup::Into::Fragment
+        } else {
+            markup::Into::Page
+        };
+        self.markup_into(vals, label, at, into)
     }
 
     /// Markup with values `vals` inserted by `label` at `at` `into` a
@@ -69,6 +74,12 @@ impl<'a> Walker<'a, '_> {
         into: markup::Into,
     ) -> Cost {
         if !vals.all_strings() {
+            if let Some((written, e)) = self.markup_expr
+                && written == at
+                && let Some(cost) = self.markup_with_holes(e, label, at, into)
+            {
+                return cost;
+            }
             self.opaque(&format!("{label} with markup the analysis cannot read"), at);
             return Cost::Zero;
         }
@@ -83,6 +94,161 @@ impl<'a> Walker<'a, '_> {
             }
         }
         cost
+    }
+
+    /// Markup built at run time, written as `e` (`` `<li>${i.name}</li>` ``,
+    /// `items.map(i => …).join('')`), inserted by `label` at `at`: read
+    /// with a [`markup::HOLE`] for each part the analysis cannot read, a
+    /// list's markup once for each item. A hole where text goes holds
+    /// text: the script reads it from the page or its data at run time, and
+    /// the page's own data is its business, as its own scripts are; markup
+    /// the script itself wrote could land there only through a string it
+    /// stored where the walk lost it, so when any string of the script that
+    /// loads as markup is not part of `e`, the markup is unreadable as
+    /// before. A hole in a tag's or attribute's name, a handler, a script,
+    /// or at the start of a frame's URL is unreadable too. `None`: not
+    /// markup built so.
+    pub(super) fn markup_with_holes(
+        &mut self,
+        e: &'a Expression<'a>,
+        label: &str,
+        at: u32,
+        into: markup::Into,
+    ) -> Option<Cost> {
+        let mut parts = Vec::new();
+        let mut lists = Vec::new();
+        let mut used = Vec::new();
+        if !self.markup_pieces(e, &mut parts, &mut lists, &mut used) {
+            return None;
+        }
+        let tagged = |parts: &[Part]| {
+            parts
+                .iter()
+                .any(|p| matches!(p, Part::Lit(s) if s.contains('<')))
+        };
+        if !(tagged(&parts) || lists.iter().any(|(_, l)| tagged(l))) {
+            return None;
+        }
+        if self
+            .loading_literals()
+            .iter()
+            .any(|span| !used.contains(span))
+        {
+            return None;
+        }
+        let text = |parts: &[Part]| -> String {
+            parts
+                .iter()
+                .map(|p| match p {
+                    Part::Lit(s) => s.replace(markup::HOLE, ""),
+                    Part::Hole => markup::HOLE.to_string(),
+                })
+                .collect()
+        };
+        // `<${tag}`: a hole where a tag starts may be any tag.
+        // `src=${u}`, unquoted, may hold more attributes.
+        let opens_tag = |t: &str| {
+            t.contains(&format!("<{}", markup::HOLE))
+                || t.contains(&format!("</{}", markup::HOLE))
+                || t.split(markup::HOLE)
+                    .zip(t.split(markup::HOLE).skip(1))
+                    .any(|(before, _)| before.trim_end().ends_with('='))
+        };
+        let outer = text(&parts);
+        let inners: Vec<(u32, String)> = lists.iter().map(|(at, l)| (*at, text(l))).collect();
+        if opens_tag(&outer) || inners.iter().any(|(_, t)| opens_tag(t)) {
+            return None;
+        }
+        let mut cost = self.markup_read(markup::read(&outer, into), label, at, true);
+        for (list, inner) in inners {
+            let c = self.markup_read(markup::read(&inner, into), label, at, true);
+            let c = c.repeated(|| {
+                format!(
+                    "once for each item of the list mapped at {}",
+                    self.pos(list)
+                )
+            });
+            cost = cost.then(c);
+        }
+        Some(cost)
+    }
+
+    /// The parts of markup written as `e`, as [`Walker::shape`] reads a
+    /// string, with each `list.map(f).join(sep)` a hole here and its
+    /// callback's markup in `lists`, and the literals read in `used`.
+    /// `false` when a separator may be markup.
+    fn markup_pieces(
+        &self,
+        e: &'a Expression<'a>,
+        parts: &mut Vec<Part>,
+        lists: &mut Vec<(u32, Vec<Part>)>,
+        used: &mut Vec<Span>,
+    ) -> bool {
+        match e {
+            Expression::StringLiteral(s) => {
+                push_lit(parts, s.value.as_str());
+                used.push(s.span);
+            }
+            Expression::ParenthesizedExpression(p) => {
+                return self.markup_pieces(&p.expression, parts, lists, used);
+            }
+            Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
+                return self.markup_pieces(&b.left, parts, lists, used)
+                    && self.markup_pieces(&b.right, parts, lists, used);
+            }
+            Expression::TemplateLiteral(t) => {
+                for (i, q) in t.quasis.iter().enumerate() {
+                    match &q.value.cooked {
+                        Some(s) => push_lit(parts, s.as_str()),
+                        None => parts.push(Part::Hole),
+                    }
+                    used.push(q.span);
+                    used.push(t.span);
+                    if let Some(e) = t.expressions.get(i)
+                        && !self.markup_pieces(e, parts, lists, used)
+                    {
+                        return false;
+                    }
+                }
+            }
+            Expression::CallExpression(c) => match mapped(c) {
+                Some((returned, sep)) => {
+                    if let Some(Argument::StringLiteral(s)) = sep {
+                        used.push(s.span);
+                        if s.value.contains('<') {
+                            return false;
+                        }
+                    } else if sep.is_some() {
+                        return false;
+                    }
+                    let mut inner = Vec::new();
+                    if !self.markup_pieces(returned, &mut inner, lists, used) {
+                        return false;
+                    }
+                    lists.push((c.span.start, inner));
+                    parts.push(Part::Hole);
+                }
+                None => self.shape(e, parts),
+            },
+            other => self.shape(other, parts),
+        }
+        true
+    }
+
+    /// Where the strings of the script that, as markup, load or run
+    /// something are (`'<img src=/a>'`): looked for once, the first time
+    /// markup with holes is read.
+    fn loading_literals(&mut self) -> &[Span] {
+        if self.loading_literals.is_none() {
+            let mut found = LoadingLiterals { spans: Vec::new() };
+            match self.root {
+                Some(Root::Body(f)) => found.visit_function(f, ScopeFlags::empty()),
+                Some(Root::Function(e)) => found.visit_expression(e),
+                None => {}
+            }
+            self.loading_literals = Some(found.spans);
+        }
+        self.loading_literals.as_deref().unwrap_or_default()
     }
 
     /// The markup documents of the `data:` URLs among `vals`, handed to
@@ -149,6 +315,16 @@ impl<'a> Walker<'a, '_> {
         };
         for code in read.code {
             let whose = format!("in {} in the markup of {label}", code.what);
+            if code.on_activation {
+                // A link's code waits for a click: it is kept apart, for the
+                // script's own activations ([`Walker::finish`]).
+                let requests = self.requests.clone();
+                let c = self.nested_in(&code.text, &whose, at, code.handler);
+                self.requests = requests;
+                let c = c.through(|| "when the link is activated".to_owned());
+                self.dormant = std::mem::replace(&mut self.dormant, Cost::Zero).or(c);
+                continue;
+            }
             let c = self.nested_in(&code.text, &whose, at, code.handler);
             let c = if code.repeats {
                 let what = code.what.clone();
@@ -171,7 +347,13 @@ impl<'a> Walker<'a, '_> {
             // `+=` and the like store a new number or string.
             _ => Vals::unknown(),
         };
+        // `+=` reads the old markup back and parses it again with the new.
+        let saved = std::mem::replace(
+            &mut self.markup_expr,
+            (a.operator == AssignmentOperator::Assign).then_some((a.span.start, &a.right)),
+        );
         let mut c = self.assign(&a.left, &stored, a.span.start);
+        self.markup_expr = saved;
         // Markup counts its own `url(`s.
         let markup = matches!(
             a.left.as_member_expression().and_then(MemberExpression::static_property_name),
@@ -399,5 +581,66 @@ impl<'a> Walker<'a, '_> {
                 Cost::Zero
             }
         }
+    }
+}
+
+/// `list.map(f).join(sep)` with `f` a function written in place that
+/// returns one expression: that expression and the separator.
+fn mapped<'a>(c: &'a CallExpression<'a>) -> Option<(&'a Expression<'a>, Option<&'a Argument<'a>>)> {
+    let Expression::StaticMemberExpression(join) = &c.callee else {
+        return None;
+    };
+    let Expression::CallExpression(map) = &join.object else {
+        return None;
+    };
+    let Expression::StaticMemberExpression(m) = &map.callee else {
+        return None;
+    };
+    if join.property.name != "join" || m.property.name != "map" {
+        return None;
+    }
+    let statements = match map.arguments.first()? {
+        Argument::ArrowFunctionExpression(a) => match &a.body {
+            ArrowFunctionBody::FunctionBody(body) => &body.statements,
+            body => return Some((body.to_expression(), c.arguments.first())),
+        },
+        Argument::FunctionExpression(f) => &f.body.as_ref()?.statements,
+        _ => return None,
+    };
+    let returned = match statements.as_slice() {
+        [Statement::ReturnStatement(r)] => r.argument.as_ref()?,
+        _ => return None,
+    };
+    Some((returned, c.arguments.first()))
+}
+
+/// The strings of code that as markup load or run something.
+struct LoadingLiterals {
+    spans: Vec<Span>,
+}
+
+impl LoadingLiterals {
+    fn check(&mut self, text: &str, span: Span) {
+        if markup::may_load(text) {
+            let read = markup::read(text, markup::Into::Page);
+            if !(read.loads.is_empty() && read.code.is_empty() && read.opaque.is_empty()) {
+                self.spans.push(span);
+            }
+        }
+    }
+}
+
+impl<'a> Visit<'a> for LoadingLiterals {
+    fn visit_string_literal(&mut self, it: &StringLiteral<'a>) {
+        self.check(it.value.as_str(), it.span);
+    }
+
+    fn visit_template_literal(&mut self, it: &TemplateLiteral<'a>) {
+        for q in &it.quasis {
+            if let Some(s) = &q.value.cooked {
+                self.check(s.as_str(), q.span);
+            }
+        }
+        walk::walk_template_literal(self, it);
     }
 }

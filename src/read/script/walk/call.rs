@@ -162,7 +162,11 @@ impl<'a> Walker<'a, '_> {
                     self.code_url(&first.vals, sink.label, at, sink.loads);
                     document = self.data_documents(&first.vals, sink.label, at);
                 }
-                let c = self.request(sink.label, at).then(document);
+                let mut c = self.request(sink.label, at);
+                if let (true, Cost::One(run)) = (sink.input, &mut c) {
+                    run.input = true;
+                }
+                let c = c.then(document);
                 let ret = match sink.returns {
                     model::Returns::Window => Value::Global,
                     model::Returns::Data if site.new => Value::Plain,
@@ -583,7 +587,12 @@ impl<'a> Walker<'a, '_> {
             Effect::Markup(label, index) => {
                 let mut cost = Cost::Zero;
                 for a in args.iter().skip(index) {
+                    let saved = std::mem::replace(
+                        &mut self.markup_expr,
+                        a.expr.filter(|_| !a.spread).map(|e| (at, e)),
+                    );
                     cost = cost.then(self.markup(&a.vals, label, at));
+                    self.markup_expr = saved;
                 }
                 if args.len() <= index {
                     self.opaque(&format!("{label} with markup the analysis cannot read"), at);
@@ -909,6 +918,62 @@ impl<'a> Walker<'a, '_> {
                 }
                 (target.vals.clone(), cost)
             }
+            Effect::Fulfills => (unknown(), self.fulfilled(args, at)),
+            Effect::SetsStyle => {
+                let cost = match args {
+                    [name, value, ..] => {
+                        self.style_value(name.vals.as_str(), value, &site.name, at)
+                    }
+                    [
+                        Arg {
+                            expr: Some(Expression::ObjectExpression(o)),
+                            spread: false,
+                            ..
+                        },
+                    ] => {
+                        let mut cost = Cost::Zero;
+                        for p in &o.properties {
+                            let ObjectPropertyKind::ObjectProperty(p) = p else {
+                                self.opaque("`css` of properties the analysis cannot read", at);
+                                continue;
+                            };
+                            let name = p.key.static_name();
+                            let value = Arg {
+                                vals: self.text_of(&p.value),
+                                spread: false,
+                                expr: Some(&p.value),
+                            };
+                            cost = cost.then(self.style_value(
+                                name.as_deref(),
+                                &value,
+                                &site.name,
+                                at,
+                            ));
+                        }
+                        cost
+                    }
+                    // A getter: `css('color')`, `css(['color', 'width'])`.
+                    [one]
+                        if matches!(one.expr, Some(Expression::ArrayExpression(_)))
+                            || one
+                                .vals
+                                .iter()
+                                .all(|v| matches!(v, Value::Str(_) | Value::Unknown)) =>
+                    {
+                        Cost::Zero
+                    }
+                    [_] => {
+                        self.opaque("`css` of properties the analysis cannot read", at);
+                        Cost::Zero
+                    }
+                    [] => Cost::Zero,
+                };
+                (unknown(), cost)
+            }
+            Effect::Text(op) => {
+                let cost = self.escape_args(args, site);
+                (self.made_text(op, args, site), cost)
+            }
             Effect::SetsProperties(how) => {
                 let cost = match args {
                     [one] if one.vals.all_strings() => Cost::Zero,
@@ -916,7 +981,8 @@ impl<'a> Walker<'a, '_> {
                     [name, value, ..] => match name.vals.as_str() {
                         Some(n) => {
                             let key = Key::Name(Cow::Owned(n.to_owned()), false);
-                            self.set(&Vals::unknown(), &key, &value.vals, at)
+                            let c = self.set(&Vals::unknown(), &key, &value.vals, at);
+                            self.per_element(c, value.expr, &value.vals, &site.name, at)
                         }
                         None => {
                             self.opaque(
@@ -930,6 +996,258 @@ impl<'a> Walker<'a, '_> {
                 };
                 (unknown(), cost)
             }
+        }
+    }
+
+    /// The text `op` makes at `site` from its receiver and `args`: folded
+    /// where they are known, and checked for a URL as a concatenation is;
+    /// else page data, noted as text that may be any URL.
+    fn made_text(&mut self, op: model::TextOp, args: &[Arg<'a>], site: &CallSite) -> Vals {
+        let at = site.at;
+        // `f.apply(x, [a, b])` and `f(...[a, b])`: the array's elements.
+        let mut given = Vec::with_capacity(args.len());
+        for a in args {
+            match a.expr {
+                Some(Expression::ArrayExpression(array)) if a.spread || site.name == "apply" => {
+                    for el in &array.elements {
+                        given.push(match el.as_expression() {
+                            Some(e) => self.given(e, &self.text_of(e)),
+                            None => model::Given::Other,
+                        });
+                    }
+                }
+                _ if a.spread => given.push(model::Given::Other),
+                Some(e) => given.push(self.given(e, &a.vals)),
+                None => given.push(match a.vals.as_str() {
+                    Some(s) => model::Given::Text(s.to_owned()),
+                    None => model::Given::Other,
+                }),
+            }
+        }
+        let span = Span::new(at, at);
+        let made = |this: &mut Self, what: String| {
+            let found = this.found(&what, at);
+            this.made_text.insert((at, what), found);
+            Vals::unknown()
+        };
+        match op {
+            model::TextOp::Concat => {
+                // An array's `concat` makes an array; a string's, text.
+                let receiver = site.receiver.as_str();
+                if receiver.is_none() && site.name == "concat" {
+                    return Vals::unknown();
+                }
+                let mut parts = Vec::new();
+                match receiver {
+                    Some(s) => push_lit(&mut parts, s),
+                    None => parts.push(Part::Hole),
+                }
+                for g in &given {
+                    match g {
+                        model::Given::Text(s) => push_lit(&mut parts, s),
+                        model::Given::Number(n) => push_lit(&mut parts, &n.to_string()),
+                        model::Given::Other => parts.push(Part::Hole),
+                    }
+                }
+                self.note_string(&parts, span);
+                self.fold(at, string_value(&parts))
+            }
+            model::TextOp::Decodes(how) => match model::decode(how, &given) {
+                Some(text) => {
+                    self.note_string(&[Part::Lit(text.clone())], span);
+                    self.note_embedded(&text, at);
+                    self.fold(at, Vals::of(Value::Str(text)))
+                }
+                None if given.iter().all(|g| !matches!(g, model::Given::Other)) => Vals::unknown(),
+                None => made(
+                    self,
+                    format!("`{}` of text the analysis cannot read", site.name),
+                ),
+            },
+            model::TextOp::Method => {
+                let mut out = Vals::none();
+                for v in site.receiver.iter() {
+                    let folded = match v {
+                        Value::Str(s) => model::fold_method(s, &site.name, &given),
+                        _ => None,
+                    };
+                    let Some(text) = folded else {
+                        return made(
+                            self,
+                            format!(
+                                "`{}` of the script's text, which the analysis does not fold",
+                                site.name
+                            ),
+                        );
+                    };
+                    self.note_string(&[Part::Lit(text.clone())], span);
+                    out.add(Value::Str(text));
+                }
+                self.fold(at, out)
+            }
+        }
+    }
+
+    /// Keep the text a call at `at` made, when it is one known string,
+    /// for the concatenation around it.
+    fn fold(&mut self, at: u32, vals: Vals) -> Vals {
+        if let Some(s) = vals.as_str() {
+            self.folded.insert(at, s.to_owned());
+        }
+        vals
+    }
+
+    /// Playwright's `route.fulfill(options)` at `at`: a body of a markup type
+    /// (or of no type, which the browser sniffs) is a document, read as
+    /// `setContent`'s markup is; one the analysis cannot read (a variable,
+    /// a file) is a possible request. JSON, text and the fetched response
+    /// passed on load nothing of the script's.
+    fn fulfilled(&mut self, args: &[Arg<'a>], at: u32) -> Cost {
+        const LABEL: &str = "the document `route.fulfill` answers with";
+        let options = match args.first() {
+            None => return Cost::Zero,
+            Some(Arg {
+                expr: Some(e @ Expression::ObjectExpression(_)),
+                spread: false,
+                ..
+            }) => e,
+            Some(_) => {
+                return self.request(
+                    &format!("{LABEL}, whose options the analysis cannot read"),
+                    at,
+                );
+            }
+        };
+        if property_value(options, "json").is_some() {
+            return Cost::Zero;
+        }
+        let text = |this: &Self, e: &'a Expression<'a>| this.text_of(e).as_str().map(str::to_owned);
+        let header = property_value(options, "headers").and_then(|h| {
+            property_value(h, "content-type").or_else(|| property_value(h, "Content-Type"))
+        });
+        let kind = property_value(options, "contentType").or(header);
+        let body = property_value(options, "body");
+        let path = property_value(options, "path");
+        let markup = match kind {
+            Some(k) => text(self, k)
+                .is_none_or(|t| markup::is_markup(t.split(';').next().unwrap_or("").trim())),
+            None => match path {
+                Some(p) => text(self, p).is_none_or(|p| model::markup_file(&p)),
+                // No type: the browser sniffs the body, which may be markup.
+                None => body.is_some(),
+            },
+        };
+        if !markup {
+            return Cost::Zero;
+        }
+        match (body, path) {
+            (Some(b), _) => match text(self, b) {
+                Some(html) => self.markup(&Vals::of(Value::Str(html)), LABEL, at),
+                None => self.request(
+                    &format!("{LABEL}, whose markup the analysis cannot read"),
+                    at,
+                ),
+            },
+            (None, Some(_)) => {
+                self.request(&format!("{LABEL}, a file the analysis cannot read"), at)
+            }
+            // Empty, or the fetched response passed on.
+            (None, None) => Cost::Zero,
+        }
+    }
+
+    /// jQuery's `css(name, value)` at `at`: the CSS's `url(…)`s, once for
+    /// each matched element when the value is a function; a property that
+    /// may hold a URL given a value the analysis cannot read, one.
+    fn style_value(&mut self, name: Option<&str>, value: &Arg<'a>, how: &str, at: u32) -> Cost {
+        let loads = name.is_none_or(model::style_may_load);
+        let c = match value.expr {
+            Some(e) if !value.vals.iter().any(|v| matches!(v, Value::Func(_))) => self.css(e, at),
+            _ => Cost::Zero,
+        };
+        let function = self.may_be_function(value.expr, &value.vals);
+        let c = if function && loads && c == Cost::Zero {
+            self.request(&format!("`{how}` of a style that may load a `url(…)`"), at)
+        } else {
+            c
+        };
+        self.per_element(c, value.expr, &value.vals, how, at)
+    }
+
+    /// What setting a value on each element jQuery matched costs: `cost`
+    /// once, when the value is one (browsers fetch one URL once for all of
+    /// them, measured in Chromium), or once per element when it is a
+    /// function, which jQuery calls for each and which may give each a URL
+    /// of its own.
+    fn per_element(
+        &mut self,
+        cost: Cost,
+        expr: Option<&'a Expression<'a>>,
+        vals: &Vals,
+        how: &str,
+        at: u32,
+    ) -> Cost {
+        if !self.may_be_function(expr, vals) {
+            return cost;
+        }
+        cost.repeated(|| {
+            format!(
+                "for each element `{}` at {} matches: its value is a function, called once for each, which may give each a URL of its own (set one URL, or set it on one element)",
+                how.trim_matches('`'),
+                self.pos(at)
+            )
+        })
+    }
+
+    /// Whether a value jQuery is handed may be a function: one of the
+    /// script's, or a global the script does not declare (`fn`,
+    /// `window.f`), which the page or an earlier call may have made one.
+    fn may_be_function(&self, expr: Option<&'a Expression<'a>>, vals: &Vals) -> bool {
+        if vals.iter().any(|v| {
+            matches!(
+                v,
+                Value::Func(_) | Value::Via(_) | Value::BindOf(_) | Value::Dyn | Value::Any
+            )
+        }) {
+            return true;
+        }
+        match expr {
+            Some(Expression::Identifier(id)) => self.lookup(id.name.as_str()).is_none(),
+            Some(Expression::StaticMemberExpression(m)) => {
+                matches!(&m.object, Expression::Identifier(o) if self.lookup(o.name.as_str()).is_none() && matches!(o.name.as_str(), "window" | "globalThis" | "self"))
+            }
+            Some(Expression::ArrowFunctionExpression(_) | Expression::FunctionExpression(_)) => {
+                true
+            }
+            // `f.bind(…)` gives a function.
+            Some(Expression::CallExpression(c)) => {
+                c.callee
+                    .as_member_expression()
+                    .and_then(MemberExpression::static_property_name)
+                    .and_then(model::function_member)
+                    == Some(model::FnMember::Bind)
+            }
+            _ => false,
+        }
+    }
+
+    /// An argument written as `e` with values `vals`, for folding text.
+    fn given(&self, e: &'a Expression<'a>, vals: &Vals) -> model::Given {
+        match e {
+            Expression::NumericLiteral(n) => model::Given::Number(n.value),
+            Expression::UnaryExpression(u)
+                if u.operator == oxc_syntax::operator::UnaryOperator::UnaryNegation
+                    && matches!(&u.argument, Expression::NumericLiteral(_)) =>
+            {
+                match &u.argument {
+                    Expression::NumericLiteral(n) => model::Given::Number(-n.value),
+                    _ => model::Given::Other,
+                }
+            }
+            _ => match vals.as_str() {
+                Some(s) => model::Given::Text(s.to_owned()),
+                None => model::Given::Other,
+            },
         }
     }
 
@@ -1022,7 +1340,14 @@ impl<'a> Walker<'a, '_> {
             let mut parts = Vec::new();
             self.shape(&p.value, &mut parts);
             let vals = string_value(&parts);
-            cost = cost.then(self.set(target, &key, &vals, p.span.start));
+            let c = self.set(target, &key, &vals, p.span.start);
+            // jQuery's `attr({ src: fn })` calls `fn` for each element.
+            let c = if how == "`attr`" {
+                self.per_element(c, Some(&p.value), &Vals::unknown(), how, p.span.start)
+            } else {
+                c
+            };
+            cost = cost.then(c);
         }
         cost
     }
@@ -1200,6 +1525,16 @@ impl<'a> Walker<'a, '_> {
                     let found = self.found(&what, at);
                     self.unknown_hosts.insert((at, what), found);
                 }
+                let dormant = match inner.dormant {
+                    Count::Zero => Cost::Zero,
+                    Count::One => Cost::one(Run {
+                        at,
+                        text: format!("a `javascript:` link {whose}, when clicked"),
+                        input: false,
+                    }),
+                    Count::Many { why } => Cost::many(format!("{whose}, {why}")),
+                };
+                self.dormant = std::mem::replace(&mut self.dormant, Cost::Zero).or(dormant);
                 let mut first = None;
                 for f in &inner.requests {
                     let c = self.request(&format!("{} {whose}", f.what), at);

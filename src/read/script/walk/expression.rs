@@ -250,6 +250,12 @@ impl<'a> Walker<'a, '_> {
                     None => parts.push(Part::Hole),
                 }
             }
+            Expression::CallExpression(c) if !self.folded.is_empty() => {
+                match self.folded.get(&c.span.start) {
+                    Some(s) => push_lit(parts, s),
+                    None => parts.push(Part::Hole),
+                }
+            }
             _ => parts.push(Part::Hole),
         }
     }
@@ -474,6 +480,10 @@ impl<'a> Walker<'a, '_> {
             (Value::Any, _) => one(Value::Any),
             (Value::Plain, Key::Name(n, _)) if model::plain_member(n).is_some() => {
                 one(Value::from(model::plain_member(n).expect("checked")))
+            }
+            // `'https://'.concat(h)`, `'…'.split('')`: text made from text.
+            (Value::Str(_), Key::Name(n, _)) if model::string_member(n).is_some() => {
+                one(Value::from(model::string_member(n).expect("checked")))
             }
             (Value::Plain | Value::Str(_) | Value::Attr(_), _) => Vals::unknown(),
             (Value::Parsed(unread), _) => one(Value::Parsed(*unread)),

@@ -342,6 +342,8 @@ impl<'a> Walker<'a, '_> {
                 | Effect::ParsesMarkup(_)
                 | Effect::CopiesProperties(_)
                 | Effect::SetsProperties(_)
+                | Effect::SetsStyle
+                | Effect::Fulfills
                 | Effect::CreatesElement(_)
                 | Effect::CreatesAttribute(_)
                 | Effect::NewElement(..)
@@ -350,6 +352,14 @@ impl<'a> Walker<'a, '_> {
                 | Effect::WalksNodes(_)
                 | Effect::Selects(_)
                 | Effect::Returns(_) => Cost::Zero,
+                // `codes.map(String.fromCharCode)`: text from what the
+                // analysis cannot read.
+                Effect::Text(_) => {
+                    let what = "text made by a function handed over, which may be any URL";
+                    let found = self.found(what, at);
+                    self.made_text.insert((at, what.to_owned()), found);
+                    Cost::Zero
+                }
             },
             Value::Obj(o) if model::called(*o).is_some() => {
                 let sink = model::called(*o).expect("checked");

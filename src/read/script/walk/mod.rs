@@ -58,6 +58,7 @@ mod scope;
 mod statement;
 
 /// What to analyse.
+#[derive(Clone, Copy)]
 pub(super) enum Root<'a> {
     /// The wrapper function around a script body.
     Body(&'a Function<'a>),
@@ -381,6 +382,28 @@ pub(super) struct Walker<'a, 'p> {
     opaque: BTreeMap<(u32, String), Found>,
     urls: BTreeMap<(u32, String), ()>,
     unknown_hosts: BTreeMap<(u32, String), Found>,
+    /// The code walked, for the one look at all of its strings that
+    /// markup built at run time needs ([`Walker::loading_literals`]).
+    root: Option<Root<'a>>,
+    /// Where each string of the script that as markup loads or runs
+    /// something is, found the first time markup with holes is read.
+    loading_literals: Option<Vec<Span>>,
+    /// The expression whose value is the markup being inserted, while an
+    /// assignment or call inserts it, with where that is: read with its
+    /// holes when its text is not all known.
+    markup_expr: Option<(u32, &'a Expression<'a>)>,
+    /// What the code of the links the script inserts does when one is
+    /// activated (a `javascript:` URL): nothing until a click, which a
+    /// script that makes any request of its own may make.
+    dormant: Cost,
+    /// Text made at run time from what the analysis cannot read or does
+    /// not fold (`atob(x)`, `'…'.split('')`): it may be any URL, so a
+    /// script that also makes a request names an unknown host.
+    made_text: BTreeMap<(u32, String), Found>,
+    /// The text a call made, where it is one known string, by the offset
+    /// of the call: part of a concatenation around it
+    /// (`'https://o.org'.slice(0, 8) + h`).
+    folded: OffsetMap<String>,
     /// Above zero while walking the parts of a string being concatenated:
     /// only the whole string is checked for a URL.
     concat: u32,
@@ -429,6 +452,12 @@ impl<'a, 'p> Walker<'a, 'p> {
             opaque: BTreeMap::new(),
             urls: BTreeMap::new(),
             unknown_hosts: BTreeMap::new(),
+            root: None,
+            loading_literals: None,
+            markup_expr: None,
+            dormant: Cost::Zero,
+            made_text: BTreeMap::new(),
+            folded: OffsetMap::default(),
             concat: 0,
             opened: 0,
             declared: OffsetMap::default(),
@@ -448,6 +477,7 @@ impl<'a, 'p> Walker<'a, 'p> {
 
     /// Walk until nothing changes, then report.
     pub(super) fn run(mut self, root: Root<'a>) -> Analysis {
+        self.root = Some(root);
         let env = self.env;
         let mut cost = Cost::Zero;
         for round in 0..MAX_ROUNDS {
@@ -461,6 +491,9 @@ impl<'a, 'p> Walker<'a, 'p> {
             self.opaque.clear();
             self.urls.clear();
             self.unknown_hosts.clear();
+            self.made_text.clear();
+            self.folded.clear();
+            self.dormant = Cost::Zero;
             while let Some(scope) = self.scopes.pop() {
                 self.spare_names(scope.names);
             }
@@ -498,7 +531,22 @@ impl<'a, 'p> Walker<'a, 'p> {
         self.finish(cost)
     }
 
-    fn finish(self, cost: Cost) -> Analysis {
+    fn finish(mut self, cost: Cost) -> Analysis {
+        if !self.requests.is_empty() {
+            let made = std::mem::take(&mut self.made_text);
+            self.unknown_hosts.extend(made);
+        }
+        // A link's code runs on a click: with no request of its own the
+        // script clicks nothing; with one, it may be that click. Code
+        // nested in code hands its links to the code around it.
+        let dormant = std::mem::replace(&mut self.dormant, Cost::Zero);
+        let (cost, dormant) = match dormant {
+            Cost::Zero => (cost, Count::Zero),
+            _ if self.depth > 0 => (cost, count_of(dormant)),
+            _ if self.requests.is_empty() => (cost, Count::Zero),
+            one @ Cost::One(_) => (cost.then(one), Count::Zero),
+            many => (many, Count::Zero),
+        };
         let count = match cost {
             Cost::Zero => Count::Zero,
             Cost::One(_) => Count::One,
@@ -516,6 +564,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             opaque: self.opaque.into_values().collect(),
             urls,
             unknown_hosts: self.unknown_hosts.into_values().collect(),
+            dormant,
         }
     }
 
@@ -583,7 +632,11 @@ impl<'a, 'p> Walker<'a, 'p> {
         self.requests
             .entry((offset, what.to_owned()))
             .or_insert(found);
-        Cost::one(Run { at: offset, text })
+        Cost::one(Run {
+            at: offset,
+            text,
+            input: false,
+        })
     }
 
     /// Code the analysis cannot see runs at `offset`.
@@ -645,6 +698,15 @@ impl Walker<'_, '_> {
         for u in crate::read::url::absolute_urls_in(text) {
             self.urls.insert((at, u), ());
         }
+    }
+}
+
+/// A cost as the analysis reports it.
+fn count_of(cost: Cost) -> Count {
+    match cost {
+        Cost::Zero => Count::Zero,
+        Cost::One(_) => Count::One,
+        Cost::Many(why) => Count::Many { why: *why },
     }
 }
 
