@@ -12,8 +12,9 @@
 //! are made to exist (so that no file the hook opens becomes its stdout), and
 //! SIGPIPE is ignored (so that a write to a closed pipe is an error, not
 //! death). Arguments still come from `std::env::args_os`, which glibc hands to
-//! std before `main`. Elsewhere the ordinary `main` runs.
-#![cfg_attr(all(target_os = "linux", target_env = "gnu"), no_main)]
+//! std before `main`. Elsewhere, and in the test harness's build of this
+//! file, the ordinary `main` runs.
+#![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
 
 use pace_hook::exit::Exit;
 
@@ -22,12 +23,12 @@ fn run() -> Exit {
     pace_hook::run(&args, std::io::stdin().lock())
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+#[cfg(any(not(all(target_os = "linux", target_env = "gnu")), test))]
 fn main() -> std::process::ExitCode {
     run().into()
 }
 
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
     if !start::standard_descriptors() {
@@ -40,7 +41,7 @@ extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> lib
     std::process::exit(run().code().into())
 }
 
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
 mod start {
     use std::fs::OpenOptions;
     use std::os::fd::IntoRawFd;
