@@ -17,6 +17,14 @@ fn signal(child: &Child, sig: libc::c_int) {
     unsafe { libc::kill(child.id() as libc::pid_t, sig) };
 }
 
+/// Write one event to a spawned hook's stdin and close it.
+fn feed(child: &mut Child, event: &Value) {
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(&serde_json::to_vec(event).unwrap())
+        .unwrap();
+}
+
 fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     fs::metadata(path).unwrap().permissions().mode() & 0o777
@@ -161,12 +169,7 @@ fn a_config_that_is_not_a_regular_file_is_refused_not_waited_on() {
     let mut cmd = gate.command();
     cmd.env("PACE_HOOK_CONFIG", &fifo);
     let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&serde_json::to_vec(&pre_navigate("a", "https://example.com/", 1)).unwrap())
-        .unwrap();
+    feed(&mut child, &pre_navigate("a", "https://example.com/", 1));
     let out = finish(child, Duration::from_secs(10));
     assert_eq!(code(&out), 2);
     assert!(
@@ -267,12 +270,7 @@ fn a_clock_ahead_then_back_costs_at_most_hold_plus_interval() {
         let mut c = gate.command();
         c.env("PACE_HOOK_TEST_CLOCK_OFFSET_MS", "3600000");
         let mut child = c.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(&serde_json::to_vec(e).unwrap())
-            .unwrap();
+        feed(&mut child, e);
         finish(child, Duration::from_secs(10))
     };
     assert_pass(&ahead(&pre_navigate("a", "https://example.com/", 1)));
@@ -510,12 +508,7 @@ fn a_state_whose_heal_fails_stays_busy_until_the_heal_is_written() {
     // The temp name carries the pid, so plant it after the spawn and before
     // the event arrives.
     fs::create_dir(site.join(format!(".state.json.tmp{pid}"))).unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&serde_json::to_vec(&pre_navigate("b", "https://example.com/", 1)).unwrap())
-        .unwrap();
+    feed(&mut child, &pre_navigate("b", "https://example.com/", 1));
     let out = finish(child, Duration::from_secs(10));
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     // Still unreadable: the next call is blocked too, never let through.
@@ -553,12 +546,7 @@ fn a_hook_started_without_stdout_or_stderr_keeps_its_files_off_their_numbers() {
         });
     }
     let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&serde_json::to_vec(&pre_navigate("b", "https://example.com/", 1)).unwrap())
-        .unwrap();
+    feed(&mut child, &pre_navigate("b", "https://example.com/", 1));
     thread::sleep(Duration::from_millis(1_000));
     let fds = format!("/proc/{}/fd", child.id());
     let open: Vec<_> = fs::read_dir(&fds)
@@ -589,12 +577,7 @@ fn a_blocked_call_whose_client_stopped_reading_still_exits_2() {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let mut child = gate.command().stderr(writer).spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&serde_json::to_vec(&two_clicks("a")).unwrap())
-        .unwrap();
+    feed(&mut child, &two_clicks("a"));
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(2), "{status:?}");
 }
