@@ -555,6 +555,17 @@ impl Link {
             .arg(&exe)
             .arg(&src_path);
         match self {
+            // Linked as `.cargo/config.toml` links the checkout's builds.
+            Link::Dynamic
+                if cfg!(all(
+                    target_arch = "x86_64",
+                    target_os = "linux",
+                    target_env = "gnu"
+                )) =>
+            {
+                let layout = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/layout");
+                c.arg("-C").arg(format!("linker={}", layout.display()));
+            }
             Link::Dynamic => {}
             Link::StaticGlibc => {
                 c.args(static_glibc_flags()?);
