@@ -8,7 +8,6 @@
 -- defaults, unknown ones are ignored, null only where the field is an
 -- Option), or nil: unreadable.
 
-local null = cjson.null
 local function uint(v, max)
   if type(v) ~= 'number' or v < 0 or v ~= math.floor(v) or v > (max or math.huge) then
     return nil
@@ -30,6 +29,8 @@ local function field(t, name, default, max)
 end
 
 local function decode(raw, site)
+  -- cjson is there when a call runs, not when the library loads.
+  local null = cjson.null
   local ok, s = pcall(cjson.decode, raw)
   if not ok or type(s) ~= 'table' or s.site ~= site then return nil end
   local st = { site = site, in_flight = {}, admits = {} }
@@ -114,10 +115,7 @@ local function new_state(site)
   return { site = site, after_ms = 0, in_flight = {}, admits = {}, keep = 0 }
 end
 
--- K.state is the site's state, K.sites the set of known sites (score: the
--- last write), K.changed the site's wake-up list: KEYS[1] to KEYS[3], or
--- another site's after on_site().
-local K = { state = KEYS[1], sites = KEYS[2], changed = KEYS[3] }
+-- Point K (base.lua) at another site's keys.
 local function on_site(site)
   K.state, K.sites, K.changed = P .. 'site:' .. site, P .. 'sites', P .. 'changed:' .. site
 end
@@ -127,8 +125,9 @@ end
 -- was written within its lifetime was lost (evicted, deleted by hand): as
 -- with a site directory without its state file, that reads as busy, never
 -- as a new site. An empty server has neither, and is a fresh gate.
-local function load(site, now_ms)
-  local raw = redis.pcall('GET', K.state)
+-- `known`: the state's text if the caller read it already (read_along).
+local function load(site, now_ms, known)
+  local raw = known or redis.pcall('GET', K.state)
   if type(raw) == 'table' then return nil, 'wrongtype' end
   if raw == false then
     local seen = redis.call('ZSCORE', K.sites, site)
@@ -144,7 +143,7 @@ end
 local function save(site, s, raw, now_ms)
   local text = encode(s)
   if text == raw then return false end
-  redis.call('SET', K.state, text, 'PX', int(STATE_TTL))
+  redis.call('SET', K.state, text, 'PX', STATE_TTL_TEXT)
   redis.call('ZADD', K.sites, int(now_ms), site)
   redis.call('ZREMRANGEBYSCORE', K.sites, '-inf', '(' .. int(now_ms - STATE_TTL))
   return true
@@ -152,8 +151,7 @@ end
 
 -- Tell whoever watches the site that its state changed.
 local function wake()
-  redis.call('LPUSH', K.changed, '1')
-  redis.call('LTRIM', K.changed, 0, 0)
+  if redis.call('LPUSH', K.changed, '1') > 1 then redis.call('LTRIM', K.changed, 0, 0) end
   redis.call('PEXPIRE', K.changed, WAKE_TTL)
 end
 
