@@ -18,7 +18,10 @@
 -- bits, µs 51). Every number that goes into a key name, an argument or the
 -- stored JSON is printed with int(), never tostring(), which gives 14
 -- significant digits ("1.7e+15"); int() prints with '%d', which Lua 5.1
--- casts to a C long (64 bits), exact and a third the cost of '%.0f'. Sums saturate at 2^53 - 1 instead of at
+-- casts to a C long (64 bits), exact and a third the cost of '%.0f'. A time
+-- in ms (13 digits) goes to redis.call as a number: every Redis prints it
+-- exactly (14 significant digits or more), and without a string.format.
+-- Sums saturate at 2^53 - 1 instead of at
 -- u64::MAX, and numbers read back are capped there too: a time that large
 -- is "ages away" either way, and the state keeps reading back as a u64.
 
@@ -46,7 +49,18 @@ local GO, DUPLICATE, WAIT, OVER_BUDGET = 0, 1, 2, 3
 -- What an admission that did nothing says (admit.lua).
 local AGENT_BUSY, QUEUED = 4, 5
 
-local function int(n) return string.format('%d', n) end
+-- A step prints its own time several times (the state, the record): the
+-- last two numbers printed are kept with their text (a pure cache, right
+-- across calls too), and 0 is not printed at all.
+local int_a, int_a_text, int_b, int_b_text = nil, nil, nil, nil
+local function int(n)
+  if n == 0 then return '0' end
+  if n == int_a then return int_a_text end
+  if n == int_b then return int_b_text end
+  local text = string.format('%d', n)
+  int_b, int_b_text, int_a, int_a_text = int_a, int_a_text, n, text
+  return text
+end
 local function add(a, b)
   local s = a + b
   if s > SAT then return SAT end

@@ -144,8 +144,9 @@ local function save(site, s, raw, now_ms)
   local text = encode(s)
   if text == raw then return false end
   redis.call('SET', K.state, text, 'PX', STATE_TTL_TEXT)
-  redis.call('ZADD', K.sites, int(now_ms), site)
-  redis.call('ZREMRANGEBYSCORE', K.sites, '-inf', '(' .. int(now_ms - STATE_TTL))
+  redis.call('ZADD', K.sites, now_ms, site)
+  -- Scores are whole ms: below now_ms - STATE_TTL is up to one less.
+  redis.call('ZREMRANGEBYSCORE', K.sites, '-inf', now_ms - STATE_TTL - 1)
   return true
 end
 
@@ -189,6 +190,11 @@ end
 -- SiteState::drop_lapsed: a hold tied to a lease whose key has expired (its
 -- process died or stopped) was never used. Returns whether any was dropped.
 local function drop_lapsed(s)
+  local leased = false
+  for _, f in ipairs(s.in_flight) do
+    if f.lease then leased = true end
+  end
+  if not leased then return false end
   local alive, kept = {}, {}
   for _, f in ipairs(s.in_flight) do
     local ok = true
@@ -263,6 +269,11 @@ local function record_finish(s, at, interval)
 end
 
 local function fold_expired(s, now)
+  local any = false
+  for _, f in ipairs(s.in_flight) do
+    if f.until_ms <= now then any = true end
+  end
+  if not any then return end
   local kept, expired = {}, {}
   for _, f in ipairs(s.in_flight) do
     if f.until_ms <= now then expired[#expired + 1] = f else kept[#kept + 1] = f end
@@ -272,6 +283,7 @@ local function fold_expired(s, now)
 end
 
 local function without(s, call)
+  if not holds(s, call) then return false end
   local kept, found = {}, false
   for _, f in ipairs(s.in_flight) do
     if f.call == call then found = true else kept[#kept + 1] = f end
