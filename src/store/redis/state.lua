@@ -151,8 +151,11 @@ local function save(site, s, raw, now_ms)
 end
 
 -- Tell whoever watches the site that its state changed.
+-- A list that holds a wake-up already has nobody blocked on it (a blocked
+-- BLPOP takes what comes at once): it is kept, one element, for another
+-- WAKE_TTL.
 local function wake()
-  if redis.call('LPUSH', K.changed, '1') > 1 then redis.call('LTRIM', K.changed, 0, 0) end
+  if redis.call('LLEN', K.changed) == 0 then redis.call('LPUSH', K.changed, '1') end
   redis.call('PEXPIRE', K.changed, WAKE_TTL)
 end
 
