@@ -166,6 +166,13 @@ const AGENT_TTL_MS: u64 = 7 * 24 * 3_600_000;
 const TABS_TTL_MS: u64 = 30 * 24 * 3_600_000;
 /// The file in the state directory with the last marker seen on each server.
 const SEEN_FILE: &str = "redis-seen.json";
+/// The file in the state directory that notes each server found without
+/// functions (older than 7.0, or a user not allowed them) and when, so that
+/// the next processes run their steps as scripts at once instead of each
+/// finding out with an `FCALL` first. A note is believed for a day: a server
+/// upgraded meanwhile gets its library then.
+const SCRIPTS_FILE: &str = "redis-scripts.json";
+const SCRIPTS_NOTE_MS: u64 = 24 * 3_600_000;
 
 /// Reply codes shared with the scripts (`base.lua`).
 const CORRUPT: i64 = 9;
@@ -325,12 +332,12 @@ impl Lua {
                         // Not loaded after all (not allowed, out of
                         // memory): scripts, from now on.
                         Err(e) if function_missing(&e) || functions_unavailable(&e) => {
-                            inner.functions.store(false, Relaxed);
+                            inner.no_functions();
                         }
                         Err(e) => return Err(e),
                     }
                 }
-                Err(e) if functions_unavailable(&e) => inner.functions.store(false, Relaxed),
+                Err(e) if functions_unavailable(&e) => inner.no_functions(),
                 other => return other,
             }
             inner.rearm(c)?;
@@ -446,6 +453,9 @@ struct Inner {
     /// until it shows it cannot (older than 7.0, or not allowed), after
     /// which steps go as scripts.
     functions: std::sync::atomic::AtomicBool,
+    /// Set when this process found the server without functions, for the
+    /// note in [`SCRIPTS_FILE`] when the store is dropped.
+    functions_gone: std::sync::atomic::AtomicBool,
     /// Writes whose answer nobody needs (the stream log, leaving a queue),
     /// packed, and how many: sent ahead of the next command on `main`, or,
     /// when the process is done with the store, last and without waiting.
@@ -571,6 +581,13 @@ impl Inner {
             }
             f(c)
         })
+    }
+
+    /// The server runs no functions for this store: steps go as scripts.
+    fn no_functions(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.functions.store(false, Relaxed);
+        self.functions_gone.store(true, Relaxed);
     }
 
     /// Run step `lua` on `keys` and `args` on the main connection.
@@ -765,6 +782,13 @@ impl Drop for Inner {
 impl Drop for RedisStore {
     fn drop(&mut self) {
         self.inner.send_deferred();
+        if self
+            .inner
+            .functions_gone
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            self.note_scripts();
+        }
     }
 }
 
@@ -929,6 +953,7 @@ impl RedisStore {
                 beat: Mutex::new(None),
                 until: Mutex::new(None),
                 functions: std::sync::atomic::AtomicBool::new(true),
+                functions_gone: std::sync::atomic::AtomicBool::new(false),
                 deferred: Mutex::new((Vec::new(), 0)),
                 #[cfg(test)]
                 test_now_us: Mutex::new(None),
@@ -947,7 +972,47 @@ impl RedisStore {
         // clock: a Post stamps its finish by the server's clock inside a
         // script, and greets the server after that, not before.
         store.inner.run(|_| Ok(()))?;
+        if store.scripts_noted() {
+            store
+                .inner
+                .functions
+                .store(false, std::sync::atomic::Ordering::Relaxed);
+        }
         Ok(store)
+    }
+
+    /// The servers noted in [`SCRIPTS_FILE`], by when.
+    fn scripts_notes(&self) -> BTreeMap<String, u64> {
+        let Ok(root) = self.root() else {
+            return BTreeMap::new();
+        };
+        root.open(SCRIPTS_FILE, Mode::Read)
+            .ok()
+            .and_then(|mut f| {
+                let mut text = String::new();
+                f.read_to_string(&mut text).ok()?;
+                serde_json::from_str(&text).ok()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether a process here found this server without functions within
+    /// the last [`SCRIPTS_NOTE_MS`].
+    fn scripts_noted(&self) -> bool {
+        let now = OffsetClock::local_us().max(0) as u64 / 1000;
+        self.scripts_notes()
+            .get(&self.inner.server)
+            .is_some_and(|&at| now.saturating_sub(at) < SCRIPTS_NOTE_MS)
+    }
+
+    /// Note that this server runs no functions (best effort).
+    fn note_scripts(&self) {
+        let mut notes = self.scripts_notes();
+        let now = OffsetClock::local_us().max(0) as u64 / 1000;
+        notes.insert(self.inner.server.clone(), now);
+        if let (Ok(root), Ok(text)) = (self.root(), serde_json::to_vec(&notes)) {
+            let _ = root.write_atomic(SCRIPTS_FILE, &text);
+        }
     }
 
     /// For property tests: the store on the server at `url` with every time

@@ -11,13 +11,19 @@ use crate::{
 
 use super::test_server::Server;
 
+/// The state directory `name`, emptied.
 fn home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "pace-hook-redis-unit-{}-{name}",
-        std::process::id()
-    ));
+    let dir = home_kept(name);
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+/// The state directory `name`, as a store before left it.
+fn home_kept(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "pace-hook-redis-unit-{}-{name}",
+        std::process::id()
+    ))
 }
 
 /// A store on `server` with a state directory of its own, `name`.
@@ -364,6 +370,31 @@ fn a_user_not_allowed_functions_runs_the_steps_as_scripts() {
         "{again:?}"
     );
     assert!(libraries(&server).is_empty());
+    // The next process on this machine knows it from the note the first
+    // left, and goes to scripts without an FCALL to find out.
+    drop(s);
+    let next = RedisStore::open(&url, home_kept("no-functions"), Options::default()).unwrap();
+    assert!(
+        !next
+            .inner
+            .functions
+            .load(std::sync::atomic::Ordering::Relaxed)
+    );
+    let third = next.try_admit("a.com", "z", &P, None, soon(&next)).unwrap();
+    assert!(
+        matches!(third.decision, Decision::WaitUntil(_)),
+        "{third:?}"
+    );
+    // Another server seen from the same machine is not taken for it.
+    let other = Server::start();
+    let fresh =
+        RedisStore::open(&other.url(), home_kept("no-functions"), Options::default()).unwrap();
+    assert!(
+        fresh
+            .inner
+            .functions
+            .load(std::sync::atomic::Ordering::Relaxed)
+    );
 }
 
 #[test]
