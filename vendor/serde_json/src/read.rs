@@ -478,6 +478,22 @@ impl<'a> SliceRead<'a> {
         // than a naive loop. It runs faster than equivalent two-pass memchr2+SWAR code on
         // benchmarks and it's cross-platform, so probably the right fit.
         // [1]: https://groups.google.com/forum/#!original/comp.lang.c/2HtQXvg7iKc/xOJeipH6KLMJ
+        //
+        // On x86_64, SSE2 (part of the baseline) first looks at 16 bytes per
+        // comparison, and the word-at-a-time loop below only sees what is left
+        // after the last whole block.
+
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        let rest = match sse2::find_escape(rest) {
+            Ok(at) => {
+                self.index += at;
+                return;
+            }
+            Err(scanned) => {
+                self.index += scanned;
+                &rest[scanned..]
+            }
+        };
 
         #[cfg(fast_arithmetic = "64")]
         type Chunk = u64;
@@ -872,6 +888,88 @@ fn is_escape(ch: u8, including_control_characters: bool) -> bool {
     ch == b'"' || ch == b'\\' || (including_control_characters && ch < 0x20)
 }
 
+/// The search of `SliceRead::skip_to_escape` with SSE2 vectors.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use core::arch::x86_64::{
+        __m128i, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8,
+        _mm_movemask_epi8, _mm_set1_epi8, _mm_xor_si128,
+    };
+
+    const BLOCK: usize = 16;
+
+    /// The 16 bytes at `bytes[at..at + 16]`, each made a byte that is 0x20 or
+    /// less if and only if it is an escape (`"`, `\` or 0x00..=0x1F).
+    ///
+    /// A control character or `"` is a byte `b` with `b ^ 0x02 <= 0x20`: the
+    /// XOR maps 0x00..=0x1F onto itself and `"` (0x22) onto 0x20, and moves
+    /// every other byte to 0x21 or above. A `\` is made 0x00. So the lanewise
+    /// minimum of several blocks has a lane of 0x20 or less if and only if
+    /// one of them has an escape.
+    #[inline(always)]
+    fn keyed(bytes: &[u8], at: usize) -> __m128i {
+        let block = &bytes[at..at + BLOCK];
+        // SAFETY: `block` is 16 readable bytes, loaded unaligned; SSE2 is
+        // enabled for this target (see the `cfg` of this module).
+        unsafe {
+            let v = _mm_loadu_si128(block.as_ptr() as *const __m128i);
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            _mm_andnot_si128(backslash, _mm_xor_si128(v, _mm_set1_epi8(0x02)))
+        }
+    }
+
+    /// Bit `i` set for each lane `i` of `keyed` that is 0x20 or less.
+    #[inline(always)]
+    fn escapes(keyed: __m128i) -> u32 {
+        // SAFETY: SSE2 is enabled for this target.
+        unsafe {
+            let low = _mm_cmpeq_epi8(_mm_min_epu8(keyed, _mm_set1_epi8(0x20)), keyed);
+            _mm_movemask_epi8(low) as u32
+        }
+    }
+
+    /// `Ok` with the index of the first escape in `bytes` if there is one in
+    /// its whole blocks of 16 bytes; otherwise `Err` with the number of bytes
+    /// those blocks hold, after which no more than 15 are left unread.
+    #[inline]
+    pub(super) fn find_escape(bytes: &[u8]) -> Result<usize, usize> {
+        let mut at = 0;
+        // Most strings are short: one block first.
+        if bytes.len() >= BLOCK {
+            let m = escapes(keyed(bytes, 0));
+            if m != 0 {
+                return Ok(m.trailing_zeros() as usize);
+            }
+            at = BLOCK;
+        }
+        // Then four blocks per step, with one test for the four.
+        while at + 4 * BLOCK <= bytes.len() {
+            let a = keyed(bytes, at);
+            let b = keyed(bytes, at + BLOCK);
+            let c = keyed(bytes, at + 2 * BLOCK);
+            let d = keyed(bytes, at + 3 * BLOCK);
+            // SAFETY: SSE2 is enabled for this target.
+            let least = unsafe { _mm_min_epu8(_mm_min_epu8(a, b), _mm_min_epu8(c, d)) };
+            if escapes(least) != 0 {
+                let all = u64::from(escapes(a))
+                    | u64::from(escapes(b)) << 16
+                    | u64::from(escapes(c)) << 32
+                    | u64::from(escapes(d)) << 48;
+                return Ok(at + all.trailing_zeros() as usize);
+            }
+            at += 4 * BLOCK;
+        }
+        while at + BLOCK <= bytes.len() {
+            let m = escapes(keyed(bytes, at));
+            if m != 0 {
+                return Ok(at + m.trailing_zeros() as usize);
+            }
+            at += BLOCK;
+        }
+        Err(at)
+    }
+}
+
 fn next_or_eof<'de, R>(read: &mut R) -> Result<u8>
 where
     R: ?Sized + Read<'de>,
@@ -1136,5 +1234,97 @@ fn decode_four_hex_digits(a: u8, b: u8, c: u8, d: u8) -> Option<u16> {
         Some(codepoint as u16)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod skip_to_escape_tests {
+    use super::{is_escape, SliceRead};
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// Where `skip_to_escape` must stop from `start`: the first escape at or
+    /// after it, else the end, as the byte-at-a-time definition says.
+    fn expected(slice: &[u8], start: usize, forbid_control_characters: bool) -> usize {
+        slice[start..]
+            .iter()
+            .position(|&b| is_escape(b, forbid_control_characters))
+            .map_or(slice.len(), |i| start + i)
+    }
+
+    fn check_from(slice: &[u8], starts: &[usize]) {
+        for &start in starts.iter().filter(|&&s| s <= slice.len()) {
+            for forbid in [true, false] {
+                let mut read = SliceRead::new(slice);
+                read.index = start;
+                read.skip_to_escape(forbid);
+                assert_eq!(
+                    read.index,
+                    expected(slice, start, forbid),
+                    "start {start}, forbid {forbid}, slice {slice:?}"
+                );
+            }
+        }
+    }
+
+    fn check(slice: &[u8]) {
+        let starts: Vec<usize> = (0..=slice.len()).collect();
+        check_from(slice, &starts);
+    }
+
+    #[test]
+    fn every_byte_value_in_each_part_of_the_scan() {
+        // 140 bytes: the loop of four blocks, single blocks, the word loop
+        // and the byte loop each see the byte somewhere.
+        let len: usize = 140;
+        for at in (0..20usize).chain([30, 47, 63, 64, 65, 100, 127, 128, 129, 131, 136, 139]) {
+            for b in 0..=255u8 {
+                let mut slice = vec![b'a'; len];
+                slice[at] = b;
+                check_from(&slice, &[0, 1, 2, at.saturating_sub(1), at, at + 1]);
+            }
+        }
+    }
+
+    #[test]
+    fn escapes_and_their_neighbours_at_every_place_of_every_length() {
+        let bytes = [
+            b'"', b'\\', 0x00, 0x1f, b'\n', 0x20, 0x21, 0x23, b'[', b']', 0x7f, 0x80, 0xff,
+        ];
+        for len in 0..=140usize {
+            for at in 0..len {
+                for &b in &bytes {
+                    let mut slice = vec![b'a'; len];
+                    slice[at] = b;
+                    check_from(&slice, &[0, 1, 2, 3, at.saturating_sub(1), at, at + 1]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_of_several_escapes_in_one_block() {
+        for len in [16, 17, 31, 63, 64, 65, 100, 200] {
+            for first in 0..len {
+                for second in first..len {
+                    for (x, y) in [(b'"', b'\\'), (b'\\', 0x1f), (0x00, b'"'), (b'\n', b'\n')] {
+                        let mut slice = vec![b'x'; len];
+                        slice[second] = y;
+                        slice[first] = x;
+                        check_from(&slice, &[0, 1, first, first + 1, second]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_above_ascii_are_not_escapes() {
+        // UTF-8 and invalid UTF-8 alike: the scan only looks for escapes;
+        // validation is the caller's.
+        let mut slice: Vec<u8> = (0x80..=0xffu8).cycle().take(300).collect();
+        check(&slice);
+        slice[257] = b'"';
+        check(&slice);
     }
 }
