@@ -375,43 +375,14 @@ pub(crate) fn replace_lone_surrogates(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Past this many bytes an event is a large one (a screenshot's megabytes):
-/// the memory it is read into is made ready ahead, in one call per step.
-const LARGE_EVENT_BYTES: usize = 64 * 1024;
-
-/// The most memory made ready ahead of a large event's next bytes: what it
-/// has already sent, up to this.
-const READY_AHEAD_BYTES: usize = 512 * 1024;
-
 /// The bytes of one event from `input`, refusing more than
 /// [`MAX_EVENT_BYTES`].
-///
-/// The first 64 KB are read as `read_to_end` reads, the buffer doubling from
-/// 8 KB. Beyond them, each step first has the kernel map the pages the next
-/// bytes go to (as many as were read so far, at most 512 KB), in one call,
-/// where reading into them would fault each page in on its own: a 2 MB event
-/// is 500 such faults, each a trap into the kernel. The bytes and the limit
-/// are the same either way.
 pub(crate) fn read_bytes(input: impl Read) -> Result<Vec<u8>> {
-    let stdin = |source| Error::Stdin { source };
     let mut buf = Vec::with_capacity(8 * 1024);
-    let mut input = input.take(MAX_EVENT_BYTES as u64 + 1);
-    (&mut input)
-        .take(LARGE_EVENT_BYTES as u64)
+    input
+        .take(MAX_EVENT_BYTES as u64 + 1)
         .read_to_end(&mut buf)
-        .map_err(stdin)?;
-    while buf.len() >= LARGE_EVENT_BYTES {
-        let ahead = buf.len().min(READY_AHEAD_BYTES);
-        buf.reserve(ahead);
-        make_ready(&mut buf, ahead);
-        let got = (&mut input)
-            .take(ahead as u64)
-            .read_to_end(&mut buf)
-            .map_err(stdin)?;
-        if got < ahead {
-            break;
-        }
-    }
+        .map_err(|source| Error::Stdin { source })?;
     if buf.len() > MAX_EVENT_BYTES {
         return Err(Error::InputTooLarge {
             limit: MAX_EVENT_BYTES,
@@ -419,37 +390,6 @@ pub(crate) fn read_bytes(input: impl Read) -> Result<Vec<u8>> {
     }
     Ok(buf)
 }
-
-/// Has the kernel map the whole pages of `buf`'s spare capacity within its
-/// next `len` bytes, writable, as writing to each would (Linux 5.14's
-/// `MADV_POPULATE_WRITE`); their contents are not touched. Where the kernel
-/// cannot, nothing changes: the pages fault in as they are written.
-#[cfg(target_os = "linux")]
-fn make_ready(buf: &mut Vec<u8>, len: usize) {
-    // With larger pages the start is not aligned for the kernel, and the
-    // call fails: then nothing changes.
-    const PAGE: usize = 4096;
-    let len = len.min(buf.capacity() - buf.len());
-    let spare = buf.spare_capacity_mut();
-    let start = spare.as_mut_ptr() as usize;
-    let first = start.next_multiple_of(PAGE);
-    let end = (start + len) / PAGE * PAGE;
-    if end > first {
-        // SAFETY: `first..end` lies inside `buf`'s own allocation (its
-        // spare capacity), page-aligned; populating pages neither frees,
-        // moves nor writes memory, so every pointer and byte stays valid.
-        unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                end - first,
-                libc::MADV_POPULATE_WRITE,
-            );
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn make_ready(_: &mut Vec<u8>, _: usize) {}
 
 /// Whether bytes that do not parse as an event say, in the JSON structure
 /// itself (not inside a string), that they are a Post event: then the
