@@ -553,6 +553,91 @@ mod tests {
         assert!(!looks_like_post(b"garbage"));
     }
 
+    /// A reader that hands out at most `step` bytes per call, as a pipe
+    /// does.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = out.len().min(self.step).min(self.bytes.len());
+            out[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn every_size_is_read_whole_in_any_steps() {
+        let all: Vec<u8> = (0..3 * 1024 * 1024 + 17)
+            .map(|i| (i * 31 % 251) as u8)
+            .collect();
+        let k = 1024;
+        for len in [
+            0,
+            1,
+            8 * k - 1,
+            8 * k,
+            8 * k + 1,
+            64 * k - 1,
+            64 * k,
+            64 * k + 1,
+            128 * k,
+            576 * k + 3,
+            2 * k * k + 12_345,
+            all.len(),
+        ] {
+            for step in [1 << 20, 65_536, 4_093, 1] {
+                if step == 1 && len > 200 * k {
+                    continue;
+                }
+                let got = read_bytes(Trickle {
+                    bytes: &all[..len],
+                    step,
+                })
+                .unwrap();
+                assert!(got == all[..len], "{len} bytes in steps of {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn exactly_the_limit_is_read_and_one_more_is_refused() {
+        let big = vec![b' '; MAX_EVENT_BYTES + 1];
+        assert_eq!(
+            read_bytes(&big[..MAX_EVENT_BYTES]).unwrap().len(),
+            MAX_EVENT_BYTES
+        );
+        assert!(matches!(
+            read_bytes(&big[..]),
+            Err(Error::InputTooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn a_read_error_is_a_stdin_error() {
+        struct Broken(usize);
+        impl Read for Broken {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(std::io::Error::other("gone"));
+                }
+                let n = out.len().min(self.0);
+                out[..n].fill(b'x');
+                self.0 -= n;
+                Ok(n)
+            }
+        }
+        for before in [0, 100, 70 * 1024, 700 * 1024] {
+            assert!(matches!(
+                read_bytes(Broken(before)),
+                Err(Error::Stdin { .. })
+            ));
+        }
+    }
+
     #[test]
     fn oversized_input_is_refused_without_parsing() {
         let big = vec![b' '; MAX_EVENT_BYTES + 10];
