@@ -62,6 +62,7 @@ pub(in crate::read::script) struct Load(
     pub(in crate::read::script) u8,
 );
 
+use crate::names::{Names, names};
 use Fetch::*;
 use When::*;
 
@@ -144,7 +145,7 @@ pub(in crate::read::script) fn text_of(tag: &str) -> Option<Text> {
 /// DNS, not the site). A `<link>` with any other keyword (`stylesheet`,
 /// `icon`, `preload`, `prefetch`, `modulepreload`, `preconnect`,
 /// `manifest`, one this list does not know) counts as a load.
-const REL_INERT: &[&str] = &[
+const REL_INERT: Names = names![
     "alternate",
     "author",
     "bookmark",
@@ -179,7 +180,7 @@ pub(in crate::read::script) fn rel_loads(rel: &str) -> bool {
 /// `application/json`, `importmap`) is a data block, which runs nothing
 /// (`speculationrules` is read apart: it prefetches).
 pub(in crate::read::script) fn runs_as_script(kind: Option<&str>) -> bool {
-    const JS: &[&str] = &[
+    const JS: Names = names![
         "",
         "module",
         "application/ecmascript",
@@ -221,7 +222,7 @@ pub(in crate::read::script) fn handler_runs_once(name: &str) -> bool {
 /// break out ("any other start tag" in foreign content keeps it foreign).
 /// `font` breaks out only with `color`, `face` or `size`.
 pub(in crate::read::script) fn breaks_out(tag: &str) -> bool {
-    const OUT: &[&str] = &[
+    const OUT: Names = names![
         "b",
         "big",
         "blockquote",
@@ -267,7 +268,7 @@ pub(in crate::read::script) fn breaks_out(tag: &str) -> bool {
         "ul",
         "var",
     ];
-    OUT.contains(&tag)
+    OUT.contains(tag)
 }
 
 /// SVG and MathML elements inside which markup is HTML again (HTML
