@@ -241,6 +241,30 @@ mod tests {
     }
 
     #[test]
+    fn a_longer_list_finds_every_name_in_any_order() {
+        // Names out of byte order (upper and lower case, punctuation,
+        // digits), for the sort and the search over more than a few.
+        const LONG: Names = names![
+            "z0", "y1", "x2", "w3", "v4", "u5", "t6", "s7", "r8", "q9", "p10", "o11", "n12", "m13",
+            "l14", "k15", "j16", "i17", "h18", "g19", "f20", "e21", "d22", "c23", "b24", "a25",
+            "Z26", "Y27", "X28", "W29", "V30", "U31", "T32", "S33", "R34", "Q35", "P36", "O37",
+            "N38", "M39", "L40", "K41", "J42", "I43", "H44", "G45", "F46", "E47", "D48", "C49",
+            "B50", "A51", "zz52", "yy53", "xx54", "ww55", "vv56", "uu57", "tt58", "ss59", "rr60",
+            "qq61", "pp62", "oo63", "nn64", "mm65", "ll66", "kk67", "jj68", "ii69", "hh70", "gg71",
+            "ff72", "ee73", "dd74", "cc75", "bb76", "aa77", "-78", "_79", ".80", "81",
+        ];
+        let names: Vec<&str> = LONG.iter().collect();
+        assert_eq!(names.len(), 82);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(LONG.position(name), Some(i), "{name}");
+            assert!(!LONG.contains(&format!("{name}~")), "{name}~");
+            assert!(
+                !LONG.contains(&name[..name.len() - 1]) || names.contains(&&name[..name.len() - 1])
+            );
+        }
+    }
+
+    #[test]
     fn pairs_answer_each_key_with_its_text() {
         const PAIRS: Pairs = pairs![("b", "two"), ("a", "one"), ("b", "again")];
         assert_eq!(PAIRS.get("a"), Some("one"));

@@ -230,7 +230,21 @@ fn is_trigger(word: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::needs_parse;
+    use super::{EXACT, TRIGGERS, needs_parse};
+
+    #[test]
+    fn every_listed_name_is_looked_at_and_its_neighbours_are_not() {
+        for name in TRIGGERS.iter().chain(EXACT.iter()) {
+            assert!(needs_parse(&format!("{name} x")), "{name}");
+            assert!(needs_parse(&format!("/usr/bin/{name} x")), "{name}");
+        }
+        // Names sorted next to listed ones (the binary search's neighbours).
+        for c in [
+            "cur x", "curlx x", "wge x", "nodex x", "pyth x", "aaa x", "zzz x",
+        ] {
+            assert!(!needs_parse(c), "{c}");
+        }
+    }
 
     #[test]
     fn plain_commands_need_no_parse() {
