@@ -4,22 +4,25 @@
 //! has the loader write each of them at every start (an `R_X86_64_RELATIVE`
 //! relocation, about 20 ns each, mostly the page it dirties), whether or not
 //! the event reads the table. [`names!`] packs a readable list at compile
-//! time into one byte array: the count, each name's end, the names' indexes
-//! in byte order (for a binary search), then the names one after another.
-//! A table is then one pointer, to data the loader never touches.
+//! time into one byte array: the count, each name's length (a byte), then
+//! the names one after another. A table is then one pointer, to data the
+//! loader never touches.
 //!
 //! The invariant: a [`Names`] yields exactly the names of its list, in the
 //! list's order ([`Names::iter`], [`Names::get`]); [`Names::position`]
-//! finds a name's first place in that order, as a scan would.
+//! finds a name's first place in that order. It scans as `[&str]::contains`
+//! does, lengths first, so a name of another length costs a byte compare:
+//! the readers' lookups are mostly misses on short lists, where a binary
+//! search's byte comparisons cost more (measured on the script benchmark).
 
 /// A list of names packed by [`names!`]. Copy it freely: it is one pointer.
 #[derive(Clone, Copy)]
 pub(crate) struct Names(&'static [u8]);
 
-/// The packed form's size for `list`: the count, an end and an index per
-/// name (two bytes each), and the names' bytes.
+/// The packed form's size for `list`: the count (two bytes), a length per
+/// name (one byte), and the names' bytes.
 pub(crate) const fn size(list: &[&str]) -> usize {
-    let mut bytes = 2 + 4 * list.len();
+    let mut bytes = 2 + list.len();
     let mut i = 0;
     while i < list.len() {
         bytes += list[i].len();
@@ -28,60 +31,34 @@ pub(crate) const fn size(list: &[&str]) -> usize {
     bytes
 }
 
-/// `a` before `b`, byte by byte (`str`'s `Ord`, usable in a const).
-const fn less(a: &[u8], b: &[u8]) -> bool {
-    let mut i = 0;
-    while i < a.len() && i < b.len() {
-        if a[i] != b[i] {
-            return a[i] < b[i];
-        }
-        i += 1;
-    }
-    a.len() < b.len()
-}
-
-/// Writes `v` at `at`, little-endian.
-const fn put(out: &mut [u8], at: usize, v: usize) {
-    assert!(v <= u16::MAX as usize, "a names! list larger than 64 KiB");
-    out[at] = v as u8;
-    out[at + 1] = (v >> 8) as u8;
-}
-
 /// `list` packed ([`Names`]); `N` is [`size`] of it. Compile-time only.
 pub(crate) const fn pack<const N: usize>(list: &[&str]) -> [u8; N] {
     let mut out = [0u8; N];
     let n = list.len();
-    put(&mut out, 0, n);
-    let text = 2 + 4 * n;
-    let mut end = 0;
+    assert!(
+        n <= u16::MAX as usize,
+        "a names! list of more than 65,535 names"
+    );
+    out[0] = n as u8;
+    out[1] = (n >> 8) as u8;
+    let mut at = 2 + n;
     let mut i = 0;
     while i < n {
         let name = list[i].as_bytes();
+        assert!(
+            name.len() <= u8::MAX as usize,
+            "a name longer than 255 bytes in names!"
+        );
+        out[2 + i] = name.len() as u8;
         let mut k = 0;
         while k < name.len() {
-            out[text + end + k] = name[k];
+            out[at + k] = name[k];
             k += 1;
         }
-        end += name.len();
-        put(&mut out, 2 + 2 * i, end);
-        // Insertion sort of the indexes, stable: equal names keep the
-        // list's order, so the search finds the first.
-        let mut j = i;
-        while j > 0 && less(name, list[index_at(&out, n, j - 1)].as_bytes()) {
-            let before = index_at(&out, n, j - 1);
-            put(&mut out, 2 + 2 * n + 2 * j, before);
-            j -= 1;
-        }
-        put(&mut out, 2 + 2 * n + 2 * j, i);
+        at += name.len();
         i += 1;
     }
     out
-}
-
-/// The `j`-th index in byte order of a packed list of `n` names.
-const fn index_at(packed: &[u8], n: usize, j: usize) -> usize {
-    let at = 2 + 2 * n + 2 * j;
-    packed[at] as usize | (packed[at + 1] as usize) << 8
 }
 
 /// Packs a list of string literals into a [`Names`] at compile time:
@@ -102,68 +79,96 @@ impl Names {
         Names(packed)
     }
 
-    /// The two-byte number at `at`.
-    const fn word(&self, at: usize) -> usize {
-        self.0[at] as usize | (self.0[at + 1] as usize) << 8
-    }
-
     /// How many names.
+    #[inline]
     pub(crate) const fn len(&self) -> usize {
-        self.word(0)
-    }
-
-    /// The bytes of the `i`-th name.
-    const fn bytes(&self, i: usize) -> &'static [u8] {
-        let n = self.len();
-        assert!(i < n, "a name past the end of a names! list");
-        let text = 2 + 4 * n;
-        let start = if i == 0 {
-            0
-        } else {
-            self.word(2 + 2 * (i - 1))
-        };
-        let end = self.word(2 + 2 * i);
-        let (_, rest) = self.0.split_at(text + start);
-        rest.split_at(end - start).0
+        self.0[0] as usize | (self.0[1] as usize) << 8
     }
 
     /// The `i`-th name, in the list's order. Panics past the end, as an
     /// index would.
     pub(crate) const fn get(&self, i: usize) -> &'static str {
-        match std::str::from_utf8(self.bytes(i)) {
+        let n = self.len();
+        assert!(i < n, "a name past the end of a names! list");
+        let mut start = 2 + n;
+        let mut k = 0;
+        while k < i {
+            start += self.0[2 + k] as usize;
+            k += 1;
+        }
+        let (_, rest) = self.0.split_at(start);
+        match std::str::from_utf8(rest.split_at(self.0[2 + i] as usize).0) {
             Ok(name) => name,
             // `pack` cut the names where their literals end.
             Err(_) => panic!("a names! list cut inside a character"),
         }
     }
 
-    /// The names, in the list's order.
-    pub(crate) fn iter(self) -> impl ExactSizeIterator<Item = &'static str> + Clone {
-        (0..self.len()).map(move |i| self.get(i))
+    /// The lengths (a byte each) and the names' bytes.
+    #[inline]
+    fn parts(&self) -> (&'static [u8], &'static [u8]) {
+        self.0[2..].split_at(self.len())
     }
 
-    /// The first place of `name` in the list, by a binary search of the
-    /// names in byte order.
-    pub(crate) fn position(&self, name: &str) -> Option<usize> {
-        let n = self.len();
-        let (mut lo, mut hi) = (0, n);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if less(self.bytes(index_at(self.0, n, mid)), name.as_bytes()) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
+    /// The names, in the list's order (the text checked as UTF-8 once,
+    /// not once a name).
+    pub(crate) fn iter(self) -> Iter {
+        let (lengths, text) = self.parts();
+        match std::str::from_utf8(text) {
+            Ok(text) => Iter { lengths, text },
+            Err(_) => panic!("a names! list that is not UTF-8"),
         }
-        let i = (lo < n).then(|| index_at(self.0, n, lo))?;
-        (self.bytes(i) == name.as_bytes()).then_some(i)
+    }
+
+    /// The first place of `name` in the list.
+    #[inline]
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        let (lengths, text) = self.parts();
+        let want = name.as_bytes();
+        let mut start = 0;
+        for (i, &len) in lengths.iter().enumerate() {
+            let end = start + len as usize;
+            if len as usize == want.len() && &text[start..end] == want {
+                return Some(i);
+            }
+            start = end;
+        }
+        None
     }
 
     /// Whether `name` is in the list.
+    #[inline]
     pub(crate) fn contains(&self, name: &str) -> bool {
         self.position(name).is_some()
     }
 }
+
+/// The names of a [`Names`], in order.
+#[derive(Clone)]
+pub(crate) struct Iter {
+    /// The lengths of the names not yet given.
+    lengths: &'static [u8],
+    /// Their text.
+    text: &'static str,
+}
+
+impl Iterator for Iter {
+    type Item = &'static str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'static str> {
+        let (&len, lengths) = self.lengths.split_first()?;
+        let (name, text) = self.text.split_at(len as usize);
+        (self.lengths, self.text) = (lengths, text);
+        Some(name)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.lengths.len(), Some(self.lengths.len()))
+    }
+}
+
+impl ExactSizeIterator for Iter {}
 
 impl std::fmt::Debug for Names {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -243,7 +248,7 @@ mod tests {
     #[test]
     fn a_longer_list_finds_every_name_in_any_order() {
         // Names out of byte order (upper and lower case, punctuation,
-        // digits), for the sort and the search over more than a few.
+        // digits) and of many lengths, over more than a few.
         const LONG: Names = names![
             "z0", "y1", "x2", "w3", "v4", "u5", "t6", "s7", "r8", "q9", "p10", "o11", "n12", "m13",
             "l14", "k15", "j16", "i17", "h18", "g19", "f20", "e21", "d22", "c23", "b24", "a25",

@@ -238,7 +238,7 @@ mod tests {
             assert!(needs_parse(&format!("{name} x")), "{name}");
             assert!(needs_parse(&format!("/usr/bin/{name} x")), "{name}");
         }
-        // Names sorted next to listed ones (the binary search's neighbours).
+        // Names one letter off listed ones.
         for c in [
             "cur x", "curlx x", "wge x", "nodex x", "pyth x", "aaa x", "zzz x",
         ] {
