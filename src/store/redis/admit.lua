@@ -28,13 +28,7 @@ local lease = nil
 if ARGV[9] ~= '' then lease = ARGV[9] end
 local us = now_us()
 local now = floor_ms(us)
-local marker, created = false, 0
-if (ARGV[18] or '') ~= '' then marker, created = greet(ARGV[18]) end
-local tabs = false
-if ARGV[19] == '1' then
-  tabs = redis.pcall('GET', P .. 'tabs')
-  if type(tabs) == 'table' then tabs = false end
-end
+local marker, created, tabs, known = read_along(ARGV[18] or '', ARGV[19] == '1', KEYS[1])
 local function reply(decision, at, bound, holds)
   return { decision, now, at, us, flag(bound), holds, marker, created, tabs }
 end
@@ -44,10 +38,10 @@ if ARGV[13] == '1' then
     return reply(AGENT_BUSY, 0, false, 0)
   end
 end
-if (ARGV[12] or '') ~= '' and ahead(KEYS[5], 'all', tonumber(ARGV[12])) > 0 then
+if (ARGV[12] or '') ~= '' and ahead(KEYS[5], 'all', tonumber(ARGV[12]), us) > 0 then
   return reply(QUEUED, 0, false, 0)
 end
-local s, raw = load(site, now)
+local s, raw = load(site, now, known)
 if not s then
   local r = heal(site, raw, us, tonumber(ARGV[10]), tonumber(ARGV[11]))
   return { r[1], r[2], 0, us, 0, 0, marker, created, tabs }

@@ -22,13 +22,7 @@
 local call = ARGV[3]
 local us = now_us()
 local now = floor_ms(us)
-local marker, created = false, 0
-if ARGV[9] ~= '' then marker, created = greet(ARGV[9]) end
-local tabs = false
-if ARGV[10] == '1' then
-  tabs = redis.pcall('GET', P .. 'tabs')
-  if type(tabs) == 'table' then tabs = false end
-end
+local marker, created, tabs = read_along(ARGV[9], ARGV[10] == '1', nil)
 local function reply(decision, rest)
   local r = { decision, now, us, marker, created, tabs }
   for _, v in ipairs(rest or {}) do r[#r + 1] = v end
@@ -52,7 +46,7 @@ for i = 1, n do
   sites[i] = { name = ARGV[b + 1], p = p, lost = { tonumber(ARGV[b + 6]), tonumber(ARGV[b + 7]) } }
 end
 for i = 1, n do
-  if ahead(P .. 'queue:' .. sites[i].name, 'all', stale) > 0 then return reply(QUEUED) end
+  if ahead(P .. 'queue:' .. sites[i].name, 'all', stale, us) > 0 then return reply(QUEUED) end
 end
 for i = 1, n do
   local site = sites[i]

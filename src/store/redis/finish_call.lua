@@ -12,13 +12,7 @@
 -- finish_ms, its state}.
 local call = ARGV[3]
 local us = now_us()
-local marker, created = false, 0
-if ARGV[7] ~= '' then marker, created = greet(ARGV[7]) end
-local tabs = false
-if ARGV[8] == '1' then
-  tabs = redis.pcall('GET', P .. 'tabs')
-  if type(tabs) == 'table' then tabs = false end
-end
+local marker, created, tabs = read_along(ARGV[7], ARGV[8] == '1', nil)
 local record = nil
 if ARGV[4] == '1' then
   local v = redis.pcall('HMGET', KEYS[1], 'call', 'open', 'record')
@@ -60,10 +54,9 @@ end
 local out = { us, marker, created, tabs }
 for _, site in ipairs(sites) do
   on_site(site)
-  local now_at = now_us()
-  local s, raw = load_healed(site, now_at, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local s, raw = load_healed(site, us, tonumber(ARGV[5]), tonumber(ARGV[6]))
   drop_lapsed(s)
-  local now = ceil_ms(now_at)
+  local now = ceil_ms(us)
   finish(s, call, now, interval)
   save(site, s, raw, now)
   wake()

@@ -20,9 +20,14 @@
 //!   `decision.rs` line for line, applied as `step::apply` applies it, and
 //!   told by the Rust which policy heals a lost state): the server runs a
 //!   script with nothing else in between, so no read-then-write ever
-//!   crosses the network. Scripts are sent by hash
-//!   (`EVALSHA`), and whole (`EVAL`, which loads them) when the server
-//!   answers `NOSCRIPT` (a restart, a fresh server).
+//!   crosses the network. The steps are the functions of one library
+//!   (`FUNCTION LOAD`, once per server and library version; `FCALL` per
+//!   step), so the 16 KB of preludes run once at load, not on every call:
+//!   a server that does not have the library (a restart, a flush, another
+//!   version) gets it loaded and the call made in one round trip. A server
+//!   without functions (older than 7.0, or a user not allowed them) runs
+//!   the same text as scripts: by hash (`EVALSHA`), and whole (`EVAL`,
+//!   which loads them) when the server answers `NOSCRIPT`.
 //! - A call's admission at its one site ([`crate::store::Store::admit_call`])
 //!   is one script with everything around it: whether the agent's open
 //!   call is another one, whether others queue, the look, the call's
@@ -161,6 +166,13 @@ const AGENT_TTL_MS: u64 = 7 * 24 * 3_600_000;
 const TABS_TTL_MS: u64 = 30 * 24 * 3_600_000;
 /// The file in the state directory with the last marker seen on each server.
 const SEEN_FILE: &str = "redis-seen.json";
+/// The file in the state directory that notes each server found without
+/// functions (older than 7.0, or a user not allowed them) and when, so that
+/// the next processes run their steps as scripts at once instead of each
+/// finding out with an `FCALL` first. A note is believed for a day: a server
+/// upgraded meanwhile gets its library then.
+const SCRIPTS_FILE: &str = "redis-scripts.json";
+const SCRIPTS_NOTE_MS: u64 = 24 * 3_600_000;
 
 /// Reply codes shared with the scripts (`base.lua`).
 const CORRUPT: i64 = 9;
@@ -168,11 +180,105 @@ const AGENT_BUSY: i64 = 4;
 const QUEUED: i64 = 5;
 const WAIT: i64 = 2;
 
-/// A script of the store: its source and its SHA-1, for `EVALSHA`.
+/// A step of the store: a function of the store's library (`FCALL`), and
+/// the same as a script of its own, with its SHA-1, for a server without
+/// functions (`EVALSHA`).
 pub(super) struct Lua {
+    /// The function's name in the library, after [`function_prefix`].
+    name: &'static str,
+    /// The script: the preludes and the step, for `EVAL`.
     src: &'static str,
-    /// Worked out by the compiler ([`sha1`]).
+    /// Its SHA-1, worked out by the compiler ([`sha1`]).
     hash: [u8; 40],
+}
+
+/// What a script sent whole puts first and after its preludes: the globals
+/// EVAL gives it, kept before `base.lua` declares its own, then `begin()`.
+macro_rules! eval_head {
+    () => {
+        "local EVAL_KEYS, EVAL_ARGV = KEYS, ARGV\n"
+    };
+}
+macro_rules! eval_begin {
+    () => {
+        "begin(EVAL_KEYS, EVAL_ARGV)\n"
+    };
+}
+
+/// The store's function library without its first two lines (the name,
+/// and `V`, the prefix of its functions' names, which come from this
+/// text's hash): the preludes once, then each step as a function of its
+/// keys and arguments, which begins as a script does.
+macro_rules! library {
+    ($($file:literal),* $(,)?) => {
+        concat!(
+            include_str!("base.lua"),
+            include_str!("state.lua"),
+            $(
+                "redis.register_function(V .. '", $file, "', function(keys, args)\nbegin(keys, args)\n",
+                include_str!(concat!($file, ".lua")),
+                "\nend)\n",
+            )*
+        )
+    };
+}
+
+const LIBRARY_BODY: &str = library!(
+    "admit",
+    "admit_sites",
+    "finish",
+    "cancel",
+    "confirm",
+    "extend",
+    "check",
+    "hello",
+    "join",
+    "ahead",
+    "take_call",
+    "finish_call",
+    "set_tabs",
+);
+/// The library's version: the SHA-1 of its text, worked out by the
+/// compiler. Each version is a library of its own on the server
+/// (`pace_hook_<version>`), so builds of different versions that share a
+/// server each call their own.
+const LIBRARY_HASH: [u8; 40] = sha1::Sha1::NEW.update(LIBRARY_BODY.as_bytes()).hex();
+
+fn library_version() -> &'static str {
+    // 64 bits of the hash are plenty to tell versions apart.
+    std::str::from_utf8(&LIBRARY_HASH[..16]).expect("hex digits")
+}
+
+/// What every function's name starts with: `pace_hook_<version>_`.
+fn function_prefix() -> String {
+    format!("pace_hook_{}_", library_version())
+}
+
+/// The library's whole text, for `FUNCTION LOAD`.
+fn library() -> String {
+    let prefix = function_prefix();
+    format!(
+        "#!lua name={}\nlocal V = '{prefix}'\n{LIBRARY_BODY}",
+        prefix.trim_end_matches('_')
+    )
+}
+
+/// Whether a call's error says the function is not there to call (never
+/// loaded, a restart, a flush), rather than that it ran and failed.
+fn function_missing(e: &RedisError) -> bool {
+    e.code() == Some("ERR") && e.detail().is_some_and(|d| d.contains("Function not found"))
+}
+
+/// Whether a call's error says this server (or this user) has no functions
+/// at all: older than 7.0, or not allowed `FCALL`/`FUNCTION`. Nothing ran.
+fn functions_unavailable(e: &RedisError) -> bool {
+    e.code() == Some("NOPERM")
+        || (e.code() == Some("ERR")
+            && e.detail().is_some_and(|d| {
+                let d = d.to_ascii_lowercase();
+                d.starts_with("unknown command")
+                    && (d.contains("'fcall'") || d.contains("'function'"))
+            }))
 }
 
 impl Lua {
@@ -180,16 +286,62 @@ impl Lua {
         std::str::from_utf8(&self.hash).expect("hex digits")
     }
 
-    /// Run the script on `keys` and `args`: by hash, and on `NOSCRIPT` (a
-    /// server that restarted, or never ran it) as source with `EVAL`, which
-    /// loads it too: one round trip more, where the crate's own fallback
-    /// (`SCRIPT LOAD`, then `EVALSHA` again) took two.
+    /// Run the step on `keys` and `args`: as the library's function
+    /// (`FCALL`); if the server does not have the library (a restart, a
+    /// flush, a new version), it is loaded and the function called in one
+    /// round trip (`FUNCTION LOAD` and `FCALL` sent together). A server
+    /// without functions (older than 7.0, or a user not allowed them) runs
+    /// the step as a script, from then on for this store: by hash, and on
+    /// `NOSCRIPT` whole (`EVAL`, which loads it too). Only an error that
+    /// says nothing ran leads to another try; each try gets what is left of
+    /// the call's deadline (`inner.rearm`).
     fn call<T: redis::FromRedisValue>(
         &self,
+        inner: &Inner,
         c: &mut Connection,
         keys: &[&str],
         args: &[&str],
     ) -> RedisResult<T> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if inner.functions.load(Relaxed) {
+            let mut fcall = redis::cmd("FCALL");
+            fcall
+                .arg(format!("{}{}", function_prefix(), self.name))
+                .arg(keys.len())
+                .arg(keys)
+                .arg(args);
+            match fcall.query(c) {
+                Err(e) if function_missing(&e) => {
+                    inner.rearm(c)?;
+                    let mut both = redis::cmd("FUNCTION")
+                        .arg("LOAD")
+                        .arg(library())
+                        .get_packed_command();
+                    both.extend_from_slice(&fcall.get_packed_command());
+                    c.send_packed_command(&both)?;
+                    // The load's answer: an error is fine when another
+                    // process loaded the same version first; the call's
+                    // answer says.
+                    if let Err(e) = c.recv_response()
+                        && (e.is_io_error() || e.is_timeout() || is_interrupted(&e))
+                    {
+                        return Err(e);
+                    }
+                    match c.recv_response().and_then(Value::extract_error) {
+                        Ok(v) => return Ok(T::from_redis_value(v)?),
+                        // Not loaded after all (not allowed, out of
+                        // memory): scripts, from now on.
+                        Err(e) if function_missing(&e) || functions_unavailable(&e) => {
+                            inner.no_functions();
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                Err(e) if functions_unavailable(&e) => inner.no_functions(),
+                other => return other,
+            }
+            inner.rearm(c)?;
+        }
         let by_hash = redis::cmd("EVALSHA")
             .arg(self.hash())
             .arg(keys.len())
@@ -197,12 +349,15 @@ impl Lua {
             .arg(args)
             .query(c);
         match by_hash {
-            Err(e) if e.code() == Some("NOSCRIPT") => redis::cmd("EVAL")
-                .arg(self.src)
-                .arg(keys.len())
-                .arg(keys)
-                .arg(args)
-                .query(c),
+            Err(e) if e.code() == Some("NOSCRIPT") => {
+                inner.rearm(c)?;
+                redis::cmd("EVAL")
+                    .arg(self.src)
+                    .arg(keys.len())
+                    .arg(keys)
+                    .arg(args)
+                    .query(c)
+            }
             other => other,
         }
     }
@@ -210,32 +365,43 @@ impl Lua {
 
 /// The hash state after each prelude, which every script's hash goes on
 /// from.
-const AFTER_BASE: sha1::Sha1 = sha1::Sha1::NEW.update(include_str!("base.lua").as_bytes());
+const AFTER_BASE: sha1::Sha1 = sha1::Sha1::NEW
+    .update(eval_head!().as_bytes())
+    .update(include_str!("base.lua").as_bytes());
 const AFTER_STATE: sha1::Sha1 = AFTER_BASE.update(include_str!("state.lua").as_bytes());
 
-/// One script: `redis/base.lua` (prefix, clock, numbers), for the steps on
-/// a site's state `redis/state.lua` (`decision.rs` in Lua), and the step
-/// itself; its hash worked out at compile time.
+/// One step: its function's name, and as a script `redis/base.lua` (prefix,
+/// clock, numbers), for the steps on a site's state `redis/state.lua`
+/// (`decision.rs` in Lua), and the step itself; its hash worked out at
+/// compile time.
 macro_rules! script {
     ($name:ident, $file:literal) => {
         static $name: Lua = Lua {
+            name: $file,
             src: concat!(
+                eval_head!(),
                 include_str!("base.lua"),
                 include_str!("state.lua"),
+                eval_begin!(),
                 include_str!(concat!($file, ".lua"))
             ),
             hash: AFTER_STATE
+                .update(eval_begin!().as_bytes())
                 .update(include_str!(concat!($file, ".lua")).as_bytes())
                 .hex(),
         };
     };
     ($name:ident, $file:literal, base only) => {
         static $name: Lua = Lua {
+            name: $file,
             src: concat!(
+                eval_head!(),
                 include_str!("base.lua"),
+                eval_begin!(),
                 include_str!(concat!($file, ".lua"))
             ),
             hash: AFTER_BASE
+                .update(eval_begin!().as_bytes())
                 .update(include_str!(concat!($file, ".lua")).as_bytes())
                 .hex(),
         };
@@ -254,8 +420,14 @@ script!(JOIN, "join", base only);
 script!(AHEAD, "ahead", base only);
 /// `redis/leave.lua`, sent whole (`EVAL`): a place is left without
 /// waiting for the answer, and a server that restarted since the script was
-/// last loaded would answer `EVALSHA` with `NOSCRIPT`, which nobody reads.
-const LEAVE_SRC: &str = concat!(include_str!("base.lua"), include_str!("leave.lua"));
+/// last loaded (or lost its functions) would answer `EVALSHA` with
+/// `NOSCRIPT` (or `FCALL` with an error), which nobody reads.
+const LEAVE_SRC: &str = concat!(
+    eval_head!(),
+    include_str!("base.lua"),
+    eval_begin!(),
+    include_str!("leave.lua")
+);
 script!(TAKE_CALL, "take_call", base only);
 script!(FINISH_CALL, "finish_call");
 script!(SET_TABS, "set_tabs", base only);
@@ -277,6 +449,13 @@ struct Inner {
     /// The call's deadline, if one was set ([`crate::store::Store::bound_io`]):
     /// no command waits past it.
     until: Mutex<Option<Mono>>,
+    /// Whether the server runs the store's function library (`FCALL`):
+    /// until it shows it cannot (older than 7.0, or not allowed), after
+    /// which steps go as scripts.
+    functions: std::sync::atomic::AtomicBool,
+    /// Set when this process found the server without functions, for the
+    /// note in [`SCRIPTS_FILE`] when the store is dropped.
+    functions_gone: std::sync::atomic::AtomicBool,
     /// Writes whose answer nobody needs (the stream log, leaving a queue),
     /// packed, and how many: sent ahead of the next command on `main`, or,
     /// when the process is done with the store, last and without waiting.
@@ -402,6 +581,36 @@ impl Inner {
             }
             f(c)
         })
+    }
+
+    /// The server runs no functions for this store: steps go as scripts.
+    fn no_functions(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.functions.store(false, Relaxed);
+        self.functions_gone.store(true, Relaxed);
+    }
+
+    /// Run step `lua` on `keys` and `args` on the main connection.
+    fn script<T: redis::FromRedisValue>(
+        &self,
+        lua: &Lua,
+        keys: &[&str],
+        args: &[&str],
+    ) -> Result<T> {
+        self.run(|c| lua.call(self, c, keys, args))
+    }
+
+    /// Before another round trip inside one command of [`Self::on`]: under a
+    /// deadline, the connection's timeouts cut again to what is left of it
+    /// (a millisecond once nothing is: the round trip then fails as timed
+    /// out), so that tries one after another never wait past it.
+    fn rearm(&self, c: &mut Connection) -> RedisResult<()> {
+        if lock(&self.until).is_some() {
+            let t = self.bounded_or(COMMAND_TIMEOUT);
+            c.set_read_timeout(Some(t))?;
+            c.set_write_timeout(Some(t))?;
+        }
+        Ok(())
     }
 
     /// Send `cmd` later without waiting for its answer: with the next
@@ -573,6 +782,13 @@ impl Drop for Inner {
 impl Drop for RedisStore {
     fn drop(&mut self) {
         self.inner.send_deferred();
+        if self
+            .inner
+            .functions_gone
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            self.note_scripts();
+        }
     }
 }
 
@@ -736,6 +952,8 @@ impl RedisStore {
                 blocking: Mutex::new(None),
                 beat: Mutex::new(None),
                 until: Mutex::new(None),
+                functions: std::sync::atomic::AtomicBool::new(true),
+                functions_gone: std::sync::atomic::AtomicBool::new(false),
                 deferred: Mutex::new((Vec::new(), 0)),
                 #[cfg(test)]
                 test_now_us: Mutex::new(None),
@@ -754,7 +972,47 @@ impl RedisStore {
         // clock: a Post stamps its finish by the server's clock inside a
         // script, and greets the server after that, not before.
         store.inner.run(|_| Ok(()))?;
+        if store.scripts_noted() {
+            store
+                .inner
+                .functions
+                .store(false, std::sync::atomic::Ordering::Relaxed);
+        }
         Ok(store)
+    }
+
+    /// The servers noted in [`SCRIPTS_FILE`], by when.
+    fn scripts_notes(&self) -> BTreeMap<String, u64> {
+        let Ok(root) = self.root() else {
+            return BTreeMap::new();
+        };
+        root.open(SCRIPTS_FILE, Mode::Read)
+            .ok()
+            .and_then(|mut f| {
+                let mut text = String::new();
+                f.read_to_string(&mut text).ok()?;
+                serde_json::from_str(&text).ok()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether a process here found this server without functions within
+    /// the last [`SCRIPTS_NOTE_MS`].
+    fn scripts_noted(&self) -> bool {
+        let now = OffsetClock::local_us().max(0) as u64 / 1000;
+        self.scripts_notes()
+            .get(&self.inner.server)
+            .is_some_and(|&at| now.saturating_sub(at) < SCRIPTS_NOTE_MS)
+    }
+
+    /// Note that this server runs no functions (best effort).
+    fn note_scripts(&self) {
+        let mut notes = self.scripts_notes();
+        let now = OffsetClock::local_us().max(0) as u64 / 1000;
+        notes.insert(self.inner.server.clone(), now);
+        if let (Ok(root), Ok(text)) = (self.root(), serde_json::to_vec(&notes)) {
+            let _ = root.write_atomic(SCRIPTS_FILE, &text);
+        }
     }
 
     /// For property tests: the store on the server at `url` with every time
@@ -823,7 +1081,7 @@ impl RedisStore {
         let clock = self.inner.clock_arg();
         let r: Reply = self
             .inner
-            .run(|c| HELLO.call(c, &[&marker], &[PREFIX, &clock, &fresh]))?;
+            .script(&HELLO, &[&marker], &[PREFIX, &clock, &fresh])?;
         let after = OffsetClock::local_us();
         // Half the round trip either side: the server read its clock
         // somewhere between, most likely in the middle.

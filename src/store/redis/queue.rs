@@ -21,7 +21,7 @@ impl RedisStore {
         let stale = self.settings.stale_after_ms.to_string();
         let n: i64 = self
             .inner
-            .run(|c| AHEAD.call(c, &[&queue], &[PREFIX, &clock, &ticket, &stale]))?;
+            .script(&AHEAD, &[&queue], &[PREFIX, &clock, &ticket, &stale])?;
         Ok(n.max(0) as usize)
     }
 }
@@ -125,9 +125,9 @@ impl Queue for RedisStore {
         let clock = self.inner.clock_arg();
         let ttl = (LEASE_TTL.as_millis() as u64).to_string();
         let stale = self.settings.stale_after_ms.to_string();
-        let (ticket, mut ahead): (u64, usize) = self
-            .inner
-            .run(|c| JOIN.call(c, &[&queue, &last], &[PREFIX, &clock, &ttl, &stale]))?;
+        let (ticket, mut ahead): (u64, usize) =
+            self.inner
+                .script(&JOIN, &[&queue, &last], &[PREFIX, &clock, &ttl, &stale])?;
         let alive_at = Arc::new(Mutex::new(Instant::now()));
         let place = RedisPlace {
             _beat: keep_place_alive(

@@ -33,7 +33,7 @@ impl RedisStore {
             .chain(args.iter().map(String::as_str))
             .collect();
         self.inner
-            .run(|c| script.call(c, &[&state, &sites, &changed], &argv))
+            .script(script, &[&state, &sites, &changed], &argv)
     }
 
     /// The lost-state rule's error, after a script healed `site`.
@@ -162,9 +162,11 @@ impl RedisStore {
             .collect();
         lock(&self.states_read).retain(|(s, _)| s != a.site);
         let before = OffsetClock::local_us();
-        let r: Reply = self
-            .inner
-            .run(|c| ADMIT.call(c, &[&state, &sites, &changed, &record_key, &queue], &argv))?;
+        let r: Reply = self.inner.script(
+            &ADMIT,
+            &[&state, &sites, &changed, &record_key, &queue],
+            &argv,
+        )?;
         if greet {
             self.greeted_by(r.int(3), before, &r.text(6), r.int(7) == 1);
         }
@@ -214,9 +216,7 @@ impl RedisStore {
             .collect();
         lock(&self.states_read).retain(|(s, _)| a.sites.iter().all(|r| r.site != *s));
         let before = OffsetClock::local_us();
-        let r: Reply = self
-            .inner
-            .run(|c| ADMIT_SITES.call(c, &[&record_key], &argv))?;
+        let r: Reply = self.inner.script(&ADMIT_SITES, &[&record_key], &argv)?;
         if greet {
             self.greeted_by(r.int(2), before, &r.text(3), r.int(4) == 1);
         }
@@ -293,7 +293,7 @@ impl RedisStore {
         .chain(revealed.iter().map(String::as_str))
         .collect();
         let before = OffsetClock::local_us();
-        let r: Reply = self.inner.run(|c| FINISH_CALL.call(c, &keys, &argv))?;
+        let r: Reply = self.inner.script(&FINISH_CALL, &keys, &argv)?;
         if greet {
             self.greeted_by(r.int(0), before, &r.text(1), r.int(2) == 1);
         }

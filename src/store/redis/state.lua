@@ -8,7 +8,6 @@
 -- defaults, unknown ones are ignored, null only where the field is an
 -- Option), or nil: unreadable.
 
-local null = cjson.null
 local function uint(v, max)
   if type(v) ~= 'number' or v < 0 or v ~= math.floor(v) or v > (max or math.huge) then
     return nil
@@ -30,6 +29,8 @@ local function field(t, name, default, max)
 end
 
 local function decode(raw, site)
+  -- cjson is there when a call runs, not when the library loads.
+  local null = cjson.null
   local ok, s = pcall(cjson.decode, raw)
   if not ok or type(s) ~= 'table' or s.site ~= site then return nil end
   local st = { site = site, in_flight = {}, admits = {} }
@@ -114,10 +115,7 @@ local function new_state(site)
   return { site = site, after_ms = 0, in_flight = {}, admits = {}, keep = 0 }
 end
 
--- K.state is the site's state, K.sites the set of known sites (score: the
--- last write), K.changed the site's wake-up list: KEYS[1] to KEYS[3], or
--- another site's after on_site().
-local K = { state = KEYS[1], sites = KEYS[2], changed = KEYS[3] }
+-- Point K (base.lua) at another site's keys.
 local function on_site(site)
   K.state, K.sites, K.changed = P .. 'site:' .. site, P .. 'sites', P .. 'changed:' .. site
 end
@@ -127,8 +125,9 @@ end
 -- was written within its lifetime was lost (evicted, deleted by hand): as
 -- with a site directory without its state file, that reads as busy, never
 -- as a new site. An empty server has neither, and is a fresh gate.
-local function load(site, now_ms)
-  local raw = redis.pcall('GET', K.state)
+-- `known`: the state's text if the caller read it already (read_along).
+local function load(site, now_ms, known)
+  local raw = known or redis.pcall('GET', K.state)
   if type(raw) == 'table' then return nil, 'wrongtype' end
   if raw == false then
     local seen = redis.call('ZSCORE', K.sites, site)
@@ -144,16 +143,19 @@ end
 local function save(site, s, raw, now_ms)
   local text = encode(s)
   if text == raw then return false end
-  redis.call('SET', K.state, text, 'PX', int(STATE_TTL))
-  redis.call('ZADD', K.sites, int(now_ms), site)
-  redis.call('ZREMRANGEBYSCORE', K.sites, '-inf', '(' .. int(now_ms - STATE_TTL))
+  redis.call('SET', K.state, text, 'PX', STATE_TTL_TEXT)
+  redis.call('ZADD', K.sites, now_ms, site)
+  -- Scores are whole ms: below now_ms - STATE_TTL is up to one less.
+  redis.call('ZREMRANGEBYSCORE', K.sites, '-inf', now_ms - STATE_TTL - 1)
   return true
 end
 
 -- Tell whoever watches the site that its state changed.
+-- A list that holds a wake-up already has nobody blocked on it (a blocked
+-- BLPOP takes what comes at once): it is kept, one element, for another
+-- WAKE_TTL.
 local function wake()
-  redis.call('LPUSH', K.changed, '1')
-  redis.call('LTRIM', K.changed, 0, 0)
+  if redis.call('LLEN', K.changed) == 0 then redis.call('LPUSH', K.changed, '1') end
   redis.call('PEXPIRE', K.changed, WAKE_TTL)
 end
 
@@ -191,6 +193,11 @@ end
 -- SiteState::drop_lapsed: a hold tied to a lease whose key has expired (its
 -- process died or stopped) was never used. Returns whether any was dropped.
 local function drop_lapsed(s)
+  local leased = false
+  for _, f in ipairs(s.in_flight) do
+    if f.lease then leased = true end
+  end
+  if not leased then return false end
   local alive, kept = {}, {}
   for _, f in ipairs(s.in_flight) do
     local ok = true
@@ -265,6 +272,11 @@ local function record_finish(s, at, interval)
 end
 
 local function fold_expired(s, now)
+  local any = false
+  for _, f in ipairs(s.in_flight) do
+    if f.until_ms <= now then any = true end
+  end
+  if not any then return end
   local kept, expired = {}, {}
   for _, f in ipairs(s.in_flight) do
     if f.until_ms <= now then expired[#expired + 1] = f else kept[#kept + 1] = f end
@@ -274,6 +286,7 @@ local function fold_expired(s, now)
 end
 
 local function without(s, call)
+  if not holds(s, call) then return false end
   local kept, found = {}, false
   for _, f in ipairs(s.in_flight) do
     if f.call == call then found = true else kept[#kept + 1] = f end

@@ -60,9 +60,9 @@ impl RedisStore {
             let seen = raw
                 .as_deref()
                 .map_or_else(String::new, |t| redis::Script::new(t).get_hash().to_owned());
-            let r: Reply = self
-                .inner
-                .run(|c| SET_TABS.call(c, &[&key], &[PREFIX, &clock, &seen, &text, &ttl]))?;
+            let r: Reply =
+                self.inner
+                    .script(&SET_TABS, &[&key], &[PREFIX, &clock, &seen, &text, &ttl])?;
             if r.int(0) == 1 {
                 return Ok(());
             }
@@ -135,7 +135,7 @@ impl Tabs for RedisStore {
         let clock = self.inner.clock_arg();
         let raw: Option<String> = self
             .inner
-            .run(|c| TAKE_CALL.call(c, &keys, &[PREFIX, &clock, call]))?;
+            .script(&TAKE_CALL, &keys, &[PREFIX, &clock, call])?;
         Ok(raw.and_then(|t| serde_json::from_str(&t).ok()))
     }
 

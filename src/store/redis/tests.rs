@@ -11,13 +11,19 @@ use crate::{
 
 use super::test_server::Server;
 
+/// The state directory `name`, emptied.
 fn home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "pace-hook-redis-unit-{}-{name}",
-        std::process::id()
-    ));
+    let dir = home_kept(name);
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+/// The state directory `name`, as a store before left it.
+fn home_kept(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "pace-hook-redis-unit-{}-{name}",
+        std::process::id()
+    ))
 }
 
 /// A store on `server` with a state directory of its own, `name`.
@@ -99,8 +105,29 @@ impl Rng {
 /// same clock; every decision and every state must agree.
 #[test]
 fn scripts_step_exactly_as_decision_rs() {
+    // As the library's functions, and as scripts of their own (a server
+    // without functions): the same text either way, begun differently.
+    stepping_as_decision_rs(true);
+    stepping_as_decision_rs(false);
+}
+
+/// A store on `server` that runs its steps as scripts (`EVALSHA`), as it
+/// does on a server without functions.
+fn store_on_scripts(server: &Server, name: &str) -> RedisStore {
+    let s = store(server, name);
+    s.inner
+        .functions
+        .store(false, std::sync::atomic::Ordering::Relaxed);
+    s
+}
+
+fn stepping_as_decision_rs(functions: bool) {
     let server = Server::start();
-    let s = store(&server, "differential");
+    let s = if functions {
+        store(&server, "differential")
+    } else {
+        store_on_scripts(&server, "differential-scripts")
+    };
     raw(&server, &["SET", "pace-hook:lease:live", "1"]);
     let mut seen = std::collections::HashMap::new();
     for seed in 1..=12u64 {
@@ -250,6 +277,124 @@ fn scripts_step_exactly_as_decision_rs() {
     }
     // Every kind of decision was taken along the way.
     assert_eq!(seen.len(), 4, "{seen:?}");
+    // And by the way asked for: the library is on the server only if the
+    // store used it.
+    let libraries = format!("{:?}", raw(&server, &["FUNCTION", "LIST"]));
+    assert_eq!(
+        libraries.contains(&function_prefix()),
+        functions,
+        "{libraries}"
+    );
+}
+
+/// The library's names on `server`.
+fn libraries(server: &Server) -> Vec<String> {
+    let Value::Array(libs) = raw(server, &["FUNCTION", "LIST"]) else {
+        panic!("FUNCTION LIST answers a list");
+    };
+    libs.iter()
+        .filter_map(|l| match l {
+            Value::Array(fields) => fields.windows(2).find_map(|w| match (&w[0], &w[1]) {
+                (Value::BulkString(k), Value::BulkString(v)) if k == b"library_name" => {
+                    Some(String::from_utf8_lossy(v).into_owned())
+                }
+                _ => None,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_library_is_loaded_once_and_again_when_the_server_lost_it() {
+    let server = Server::start();
+    let s = store(&server, "library");
+    assert!(libraries(&server).is_empty());
+    let first = s.try_admit("a.com", "x", &P, None, soon(&s)).unwrap();
+    assert_eq!(first.decision, Decision::Go);
+    let name = function_prefix().trim_end_matches('_').to_owned();
+    assert_eq!(libraries(&server), std::slice::from_ref(&name));
+    // Loaded once: the next step calls it (its FUNCTION LOAD count stays).
+    let loads = |server: &Server| {
+        let Value::BulkString(info) = raw(server, &["INFO", "commandstats"]) else {
+            panic!("INFO answers text");
+        };
+        let info = String::from_utf8_lossy(&info).into_owned();
+        info.lines()
+            .find_map(|l| l.strip_prefix("cmdstat_function|load:calls="))
+            .and_then(|l| l.split(',').next()?.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    assert_eq!(loads(&server), 1);
+    s.finish("a.com", "x", 0).unwrap();
+    assert_eq!(loads(&server), 1);
+    // The server lost its functions (FUNCTION FLUSH; an empty restart does
+    // the same): the next step loads the library again and answers as the
+    // gate does, the site busy for a second after the finish.
+    raw(&server, &["FUNCTION", "FLUSH"]);
+    let next = s.try_admit("a.com", "y", &P, None, soon(&s)).unwrap();
+    assert!(matches!(next.decision, Decision::WaitUntil(_)), "{next:?}");
+    assert_eq!(libraries(&server), [name]);
+    assert_eq!(loads(&server), 2);
+    assert!(s.inner.functions.load(std::sync::atomic::Ordering::Relaxed));
+}
+
+#[test]
+fn a_user_not_allowed_functions_runs_the_steps_as_scripts() {
+    let server = Server::start();
+    raw(
+        &server,
+        &[
+            "ACL",
+            "SETUSER",
+            "scripts",
+            "on",
+            ">pw-scripts",
+            "~*",
+            "&*",
+            "+@all",
+            "-fcall",
+            "-function",
+        ],
+    );
+    let url = server
+        .url()
+        .replacen("redis://", "redis://scripts:pw-scripts@", 1);
+    let s = RedisStore::open(&url, home("no-functions"), Options::default()).unwrap();
+    let first = s.try_admit("a.com", "x", &P, None, soon(&s)).unwrap();
+    assert_eq!(first.decision, Decision::Go);
+    assert!(!s.inner.functions.load(std::sync::atomic::Ordering::Relaxed));
+    let again = s.try_admit("a.com", "y", &P, None, soon(&s)).unwrap();
+    assert!(
+        matches!(again.decision, Decision::WaitUntil(_)),
+        "{again:?}"
+    );
+    assert!(libraries(&server).is_empty());
+    // The next process on this machine knows it from the note the first
+    // left, and goes to scripts without an FCALL to find out.
+    drop(s);
+    let next = RedisStore::open(&url, home_kept("no-functions"), Options::default()).unwrap();
+    assert!(
+        !next
+            .inner
+            .functions
+            .load(std::sync::atomic::Ordering::Relaxed)
+    );
+    let third = next.try_admit("a.com", "z", &P, None, soon(&next)).unwrap();
+    assert!(
+        matches!(third.decision, Decision::WaitUntil(_)),
+        "{third:?}"
+    );
+    // Another server seen from the same machine is not taken for it.
+    let other = Server::start();
+    let fresh =
+        RedisStore::open(&other.url(), home_kept("no-functions"), Options::default()).unwrap();
+    assert!(
+        fresh
+            .inner
+            .functions
+            .load(std::sync::atomic::Ordering::Relaxed)
+    );
 }
 
 #[test]
