@@ -38,6 +38,7 @@ pub mod duration;
 pub mod error;
 pub mod exit;
 pub(crate) mod key;
+pub(crate) mod names;
 pub(crate) mod state_dir;
 
 /// The fuzz targets' entry points (`fuzz/`), built only for the fuzz crate

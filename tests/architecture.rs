@@ -25,7 +25,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("pacing rules", &["pacing"]),
     (
         "foundation",
-        &["duration", "error", "exit", "key", "state_dir"],
+        &["duration", "error", "exit", "key", "names", "state_dir"],
     ),
 ];
 

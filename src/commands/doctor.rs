@@ -765,7 +765,7 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
     for e in entries {
         let reaches_family = FAMILIES
             .iter()
-            .flat_map(|f| f.tools)
+            .flat_map(|f| f.tools.iter())
             .any(|t| matcher_matches(&e.matcher, t));
         if reaches_family || reaches_declared(&e.matcher, config) {
             continue;
@@ -793,7 +793,6 @@ fn matcher_checks(entries: &[Entry], config: &Config, out: &mut Vec<Check>) {
             let left: Vec<&str> = family
                 .tools
                 .iter()
-                .copied()
                 .filter(|t| {
                     !entries
                         .iter()

@@ -53,9 +53,10 @@ mod tests {
     use super::*;
     use crate::read::profile;
 
+    use crate::names::{Names, names};
     /// Claude Code's own tools that are not web tools: a broad matcher must
     /// not start pace-hook for them.
-    const NOT_WEB: &[&str] = &[
+    const NOT_WEB: Names = names![
         "Read",
         "Write",
         "Edit",
@@ -90,7 +91,7 @@ mod tests {
 
     #[test]
     fn the_installed_matcher_leaves_claude_codes_other_tools_alone() {
-        for tool in NOT_WEB {
+        for tool in NOT_WEB.iter() {
             assert!(!matcher_matches(MATCHER, tool), "{tool}");
         }
     }

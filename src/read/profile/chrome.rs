@@ -13,11 +13,12 @@ use super::{
     Call, Family, Learned, Profile, TabRef, TabSeen, Target, ToolResult, Verdict, mcp_parts,
     navigation, script_verdict, tab_id,
 };
+use crate::names::{Names, Pairs, names, pairs};
 
 pub(crate) struct ClaudeInChrome;
 
 /// Server names, compared after lowercasing and turning `-` into `_`.
-const SERVERS: &[&str] = &["claude_in_chrome", "claude_browser"];
+const SERVERS: Names = names!["claude_in_chrome", "claude_browser"];
 
 /// Tab ids are Chrome's own, shared by every session driving the one
 /// browser the extension lives in.
@@ -28,7 +29,7 @@ const BROWSER: &str = "chrome";
 const MAX_TAB_LINES: usize = 1_024;
 
 /// Tools that only read what the browser already has, or touch no site.
-const READ_ONLY: &[(&str, &str)] = &[
+const READ_ONLY: Pairs = pairs![
     ("read_page", "reads the page the browser has"),
     ("find", "searches the page the browser has"),
     ("get_page_text", "reads the page the browser has"),
@@ -47,7 +48,7 @@ const READ_ONLY: &[(&str, &str)] = &[
 ];
 
 /// `computer` actions that make no request.
-const READ_ONLY_ACTIONS: &[(&str, &str)] = &[
+const READ_ONLY_ACTIONS: Pairs = pairs![
     ("screenshot", "takes a screenshot"),
     ("zoom", "zooms a screenshot"),
     ("wait", "waits"),
@@ -57,7 +58,7 @@ const READ_ONLY_ACTIONS: &[(&str, &str)] = &[
 pub(super) const FAMILY: Family = Family {
     name: "claude-in-chrome",
     matcher: "mcp__claude-in-chrome__.*",
-    tools: &[
+    tools: names![
         "mcp__claude-in-chrome__navigate",
         "mcp__claude-in-chrome__computer",
         "mcp__claude-in-chrome__javascript_tool",
@@ -109,7 +110,7 @@ impl Profile for ClaudeInChrome {
 
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
-        SERVERS.contains(&server.as_str()).then_some(tool)
+        SERVERS.contains(&server).then_some(tool)
     }
 
     fn examples(&self) -> &'static [&'static str] {
@@ -126,7 +127,7 @@ impl Profile for ClaudeInChrome {
 
     fn classify(&self, call: &Call<'_>) -> Option<Verdict> {
         let (tool, input) = (call.tool, call.input);
-        if let Some((_, why)) = READ_ONLY.iter().find(|(t, _)| *t == tool) {
+        if let Some(why) = READ_ONLY.get(tool) {
             return Some(Verdict::Skip { why });
         }
         let tab = self.page(call);
@@ -137,8 +138,8 @@ impl Profile for ClaudeInChrome {
         Some(match tool {
             "computer" => {
                 let action = input.get("action").and_then(Value::as_str).unwrap_or("");
-                match READ_ONLY_ACTIONS.iter().find(|(a, _)| *a == action) {
-                    Some((_, why)) => Verdict::Skip { why },
+                match READ_ONLY_ACTIONS.get(action) {
+                    Some(why) => Verdict::Skip { why },
                     None => on_tab(format!("computer {action}").trim_end().to_owned()),
                 }
             }

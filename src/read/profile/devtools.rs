@@ -26,11 +26,12 @@ use super::{
     Call, Family, Learned, Profile, TabRef, TabSeen, Target, ToolResult, Verdict, mcp_parts,
     navigation, script_verdict, session_browser, str_at, tab_id,
 };
+use crate::names::{Names, Pairs, names, pairs};
 
 pub(crate) struct DevTools;
 
 /// Server names, compared after lowercasing and turning `-` into `_`.
-const SERVERS: &[&str] = &[
+const SERVERS: Names = names![
     "chrome_devtools",
     "chrome_devtools_mcp",
     "plugin_chrome_devtools_mcp_chrome_devtools",
@@ -52,7 +53,7 @@ const MAX_PAGE_LINES: usize = 1_024;
 const MAX_GUESSES: usize = 64;
 
 /// Tools that answer with a `## Pages` listing.
-const LISTING: &[&str] = &[
+const LISTING: Names = names![
     "list_pages",
     "select_page",
     "close_page",
@@ -63,7 +64,7 @@ const LISTING: &[&str] = &[
 ];
 
 /// Tools that make no request to a site.
-const READ_ONLY: &[(&str, &str)] = &[
+const READ_ONLY: Pairs = pairs![
     ("list_pages", "lists pages"),
     ("select_page", "selects a page"),
     ("close_page", "closes a page"),
@@ -102,10 +103,10 @@ const READ_ONLY: &[(&str, &str)] = &[
 ];
 
 /// Families of read-only tools, by prefix.
-const READ_ONLY_PREFIXES: &[(&str, &str)] = &[("get_heapsnapshot_", "reads the page's memory")];
+const READ_ONLY_PREFIXES: Pairs = pairs![("get_heapsnapshot_", "reads the page's memory")];
 
 /// Tools that act on the page and may make requests.
-const PACED: &[&str] = &[
+const PACED: Names = names![
     "click",
     "click_at",
     "hover",
@@ -127,7 +128,7 @@ const PACED: &[&str] = &[
 pub(super) const FAMILY: Family = Family {
     name: "Chrome DevTools MCP",
     matcher: "mcp__chrome-devtools__.*",
-    tools: &[
+    tools: names![
         "mcp__chrome-devtools__navigate_page",
         "mcp__chrome-devtools__new_page",
         "mcp__chrome-devtools__list_pages",
@@ -183,7 +184,7 @@ impl Profile for DevTools {
 
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
-        SERVERS.contains(&server.as_str()).then_some(tool)
+        SERVERS.contains(&server).then_some(tool)
     }
 
     fn examples(&self) -> &'static [&'static str] {
@@ -207,12 +208,12 @@ impl Profile for DevTools {
 
     fn classify(&self, call: &Call<'_>) -> Option<Verdict> {
         let (tool, input) = (call.tool, call.input);
-        if let Some(why) = READ_ONLY
-            .iter()
-            .find(|(t, _)| *t == tool)
-            .or_else(|| READ_ONLY_PREFIXES.iter().find(|(p, _)| tool.starts_with(p)))
-            .map(|(_, why)| *why)
-        {
+        if let Some(why) = READ_ONLY.get(tool).or_else(|| {
+            READ_ONLY_PREFIXES
+                .iter()
+                .find(|(p, _)| tool.starts_with(p))
+                .map(|(_, why)| why)
+        }) {
             return Some(Verdict::Skip { why });
         }
         let page = self.page(call)?;
@@ -271,7 +272,7 @@ impl Profile for DevTools {
                     label: tool.to_owned(),
                 },
             },
-            t if PACED.contains(&t) => on_page(t.to_owned()),
+            t if PACED.contains(t) => on_page(t.to_owned()),
             _ => return None,
         })
     }
@@ -287,7 +288,7 @@ impl Profile for DevTools {
         outcome: &ToolResult<'_>,
         duration_ms: Option<u64>,
     ) -> bool {
-        let may_navigate = PACED.contains(&call.tool)
+        let may_navigate = PACED.contains(call.tool)
             || matches!(call.tool, "navigate_page" | "new_page" | "navigate");
         if !may_navigate {
             return false;
@@ -295,7 +296,7 @@ impl Profile for DevTools {
         match outcome.error {
             Some(error) => super::playwright::timed_out(error),
             None => {
-                PACED.contains(&call.tool)
+                PACED.contains(call.tool)
                     && !outcome
                         .texts
                         .iter()
@@ -309,7 +310,7 @@ impl Profile for DevTools {
         let browser = browser(call);
         let mut learned = Learned::default();
         let ok = outcome.error.is_none();
-        if LISTING.contains(&call.tool)
+        if LISTING.contains(call.tool)
             && let Some(text) = outcome.error.or(outcome.texts.first().map(String::as_str))
         {
             read_pages(text, ok, &browser, &mut learned);
@@ -710,7 +711,7 @@ mod tests {
 
     #[test]
     fn every_tool_is_classified() {
-        for (tool, _) in READ_ONLY {
+        for (tool, _) in READ_ONLY.iter() {
             assert!(
                 matches!(dt(tool, json!({})), Verdict::Skip { .. }),
                 "{tool}"
@@ -720,12 +721,12 @@ mod tests {
             dt("get_heapsnapshot_summary", json!({})),
             Verdict::Skip { .. }
         ));
-        for tool in PACED {
+        for tool in PACED.iter() {
             assert_eq!(
                 dt(tool, json!({"uid": "1_2"})),
                 Verdict::Pace {
                     target: Target::Tab(current()),
-                    label: (*tool).into()
+                    label: tool.into()
                 },
                 "{tool}"
             );

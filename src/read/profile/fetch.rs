@@ -15,14 +15,15 @@
 use super::{
     Call, Family, Learned, Profile, TabRef, Target, ToolResult, Verdict, mcp_parts, str_at,
 };
+use crate::names::{Names, names};
 
 pub(crate) struct Fetch;
 
 /// The usual server names, lowercased with `-` as `_`.
-const SERVERS: &[&str] = &["fetch", "mcp_server_fetch", "fetch_mcp"];
+const SERVERS: Names = names!["fetch", "mcp_server_fetch", "fetch_mcp"];
 
 /// The tools, each one request to its `url`.
-const TOOLS: &[&str] = &[
+const TOOLS: Names = names![
     "fetch",
     "fetch_html",
     "fetch_markdown",
@@ -34,13 +35,13 @@ const TOOLS: &[&str] = &[
 pub(super) const FAMILY: Family = Family {
     name: "MCP fetch server",
     matcher: "mcp__fetch__.*",
-    tools: &["mcp__fetch__fetch"],
+    tools: names!["mcp__fetch__fetch"],
 };
 
 impl Profile for Fetch {
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
-        SERVERS.contains(&server.as_str()).then_some(tool)
+        SERVERS.contains(&server).then_some(tool)
     }
 
     fn examples(&self) -> &'static [&'static str] {
@@ -56,7 +57,7 @@ impl Profile for Fetch {
     }
 
     fn classify(&self, call: &Call<'_>) -> Option<Verdict> {
-        if !TOOLS.contains(&call.tool) {
+        if !TOOLS.contains(call.tool) {
             return None;
         }
         let target = match str_at(call.input, "url") {

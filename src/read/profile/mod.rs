@@ -27,6 +27,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::names::{Names, names};
 use crate::read::script::{Count, Env};
 
 use crate::{config::ToolRule, error::Result};
@@ -317,7 +318,7 @@ pub(crate) struct Family {
     /// The matcher that covers it alone.
     pub(crate) matcher: &'static str,
     /// Its tools by full name: every one must reach pace-hook.
-    pub(crate) tools: &'static [&'static str],
+    pub(crate) tools: Names,
 }
 
 /// Every family, in the order of [`PROFILES`].
@@ -453,7 +454,7 @@ pub(crate) fn handed(tool_name: &str, input: &Map<String, Value>) -> Verdict {
     urls.dedup();
     if !(urls.is_empty() && in_text.is_empty())
         && let Some(word) = name_words(tool_name.rsplit("__").next().unwrap_or(tool_name))
-            .find(|w| CRAWLS.contains(&w.as_str()))
+            .find(|w| CRAWLS.contains(w.as_str()))
     {
         return Verdict::Block {
             why: format!(
@@ -490,7 +491,7 @@ pub(crate) fn handed(tool_name: &str, input: &Map<String, Value>) -> Verdict {
 
 /// Words in a tool's name that say it fetches a whole site, page after
 /// page (Firecrawl's and Tavily's `crawl` and `map`, a `spider`).
-const CRAWLS: &[&str] = &["crawl", "crawler", "crawling", "spider", "sitemap", "map"];
+const CRAWLS: Names = names!["crawl", "crawler", "crawling", "spider", "sitemap", "map"];
 
 /// The lowercase words of a tool's short name: split at `_`, `-`, `.` and
 /// where a lowercase letter meets an uppercase one (`firecrawl_crawl` is
@@ -1137,7 +1138,7 @@ pub(crate) mod tests {
 
     /// `profile`'s examples are its own tools and name every server in
     /// `servers` (its list, compared as [`mcp_parts`] compares).
-    pub(crate) fn assert_examples_cover(profile: &dyn Profile, servers: &[&str]) {
+    pub(crate) fn assert_examples_cover(profile: &dyn Profile, servers: Names) {
         for example in profile.examples() {
             let (owner, _) = find(example).unwrap_or_else(|| panic!("no profile owns {example}"));
             assert!(
@@ -1145,7 +1146,7 @@ pub(crate) mod tests {
                 "{example} is another profile's"
             );
         }
-        for server in servers {
+        for server in servers.iter() {
             assert!(
                 profile
                     .examples()
@@ -1158,7 +1159,7 @@ pub(crate) mod tests {
 
     #[test]
     fn webfetchs_examples_are_its_two_tools() {
-        assert_examples_cover(&webfetch::WebFetch, &[]);
+        assert_examples_cover(&webfetch::WebFetch, names![]);
         assert_eq!(webfetch::WebFetch.examples(), ["WebFetch", "WebSearch"]);
     }
 
@@ -1166,7 +1167,7 @@ pub(crate) mod tests {
     fn every_family_names_tools_its_own_profile_owns() {
         assert_eq!(FAMILIES.len(), PROFILES.len());
         for (family, profile) in FAMILIES.iter().zip(PROFILES) {
-            for tool in family.tools {
+            for tool in family.tools.iter() {
                 assert!(profile.owns(tool).is_some(), "{}: {tool}", family.name);
                 assert!(
                     crate::read::matcher::matcher_matches(family.matcher, tool),

@@ -31,11 +31,12 @@ use super::{
     Call, Family, Learned, Profile, Status, TabRef, TabSeen, Target, ToolResult, Verdict,
     mcp_parts, navigation, script_verdict, script_verdict_server, session_browser, str_at, tab_id,
 };
+use crate::names::{Names, Pairs, names, pairs};
 
 pub(crate) struct Playwright;
 
 /// Server names, compared after lowercasing and turning `-` into `_`.
-const SERVERS: &[&str] = &["playwright", "plugin_playwright_playwright"];
+const SERVERS: Names = names!["playwright", "plugin_playwright_playwright"];
 
 /// The most tab lines read from one listing.
 const MAX_TAB_LINES: usize = 1_024;
@@ -45,7 +46,7 @@ const MAX_TAB_LINES: usize = 1_024;
 const MAX_GUESSES: usize = 64;
 
 /// Tools that read what the browser has, or change it without a request.
-const READ_ONLY: &[(&str, &str)] = &[
+const READ_ONLY: Pairs = pairs![
     ("browser_snapshot", "reads the page the browser has"),
     ("browser_take_screenshot", "takes a screenshot"),
     ("browser_console_messages", "reads the console"),
@@ -86,7 +87,7 @@ const READ_ONLY: &[(&str, &str)] = &[
 ];
 
 /// Families of read-only tools, by prefix.
-const READ_ONLY_PREFIXES: &[(&str, &str)] = &[
+const READ_ONLY_PREFIXES: Pairs = pairs![
     ("browser_verify_", "checks the page the browser has"),
     ("browser_cookie_", "reads or sets cookies"),
     ("browser_localstorage_", "reads or sets local storage"),
@@ -94,7 +95,7 @@ const READ_ONLY_PREFIXES: &[(&str, &str)] = &[
 ];
 
 /// Tools that act on the current page and may make requests.
-const PACED: &[&str] = &[
+const PACED: Names = names![
     "browser_click",
     "browser_type",
     "browser_hover",
@@ -117,7 +118,7 @@ const PACED: &[&str] = &[
 /// Tools whose `### Result` holds nothing a page wrote: the server's own
 /// words, tab listings (titles hold no line break), request lines, or
 /// JSON. Any other tool's `Result` may hold page text.
-const PAGE_FREE_RESULTS: &[&str] = &[
+const PAGE_FREE_RESULTS: Names = names![
     "browser_navigate",
     "browser_navigate_back",
     "browser_navigate_forward",
@@ -148,7 +149,7 @@ const PAGE_FREE_RESULTS: &[&str] = &[
 pub(super) const FAMILY: Family = Family {
     name: "Playwright MCP",
     matcher: "mcp__playwright__.*",
-    tools: &[
+    tools: names![
         "mcp__playwright__browser_navigate",
         "mcp__playwright__browser_navigate_back",
         "mcp__playwright__browser_tabs",
@@ -186,7 +187,7 @@ impl Profile for Playwright {
 
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
-        SERVERS.contains(&server.as_str()).then_some(tool)
+        SERVERS.contains(&server).then_some(tool)
     }
 
     fn examples(&self) -> &'static [&'static str] {
@@ -254,7 +255,7 @@ impl Profile for Playwright {
                     instead: "Resume with `step: true`, one action per browser_resume call".to_owned(),
                 },
             },
-            t if PACED.contains(&t) => on_page(page),
+            t if PACED.contains(t) => on_page(page),
             _ => return None,
         })
     }
@@ -314,11 +315,12 @@ pub(super) fn timed_out(error: &str) -> bool {
 }
 
 fn read_only(tool: &str) -> Option<&'static str> {
-    READ_ONLY
-        .iter()
-        .find(|(t, _)| *t == tool)
-        .or_else(|| READ_ONLY_PREFIXES.iter().find(|(p, _)| tool.starts_with(p)))
-        .map(|(_, why)| *why)
+    READ_ONLY.get(tool).or_else(|| {
+        READ_ONLY_PREFIXES
+            .iter()
+            .find(|(p, _)| tool.starts_with(p))
+            .map(|(_, why)| why)
+    })
 }
 
 /// `browser_tabs{action, index?, url?}`.
@@ -419,7 +421,7 @@ fn read_result(text: &str, trusted: bool, tool: &str, browser: &str, learned: &m
                 }
             }
             "Ran Playwright code" => {}
-            "Result" if trusted && PAGE_FREE_RESULTS.contains(&tool) => {
+            "Result" if trusted && PAGE_FREE_RESULTS.contains(tool) => {
                 if matches!(tool, "browser_tabs" | "browser_tab_list") {
                     listed |= read_listing(&s.lines, browser, true, learned);
                 }
@@ -764,12 +766,12 @@ mod tests {
                 "{action}"
             );
         }
-        for tool in PACED {
+        for tool in PACED.iter() {
             assert_eq!(
                 pw(tool, json!({"target": "e3"})),
                 Verdict::Pace {
                     target: Target::Tab(current()),
-                    label: (*tool).into()
+                    label: tool.into()
                 },
                 "{tool}"
             );

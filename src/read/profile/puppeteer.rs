@@ -10,17 +10,18 @@ use super::{
     Call, Family, Learned, Profile, TabRef, TabSeen, Target, ToolResult, Verdict, mcp_parts,
     navigation, script_verdict, session_browser, str_at,
 };
+use crate::names::{Names, names};
 
 pub(crate) struct Puppeteer;
 
 /// Server names, compared after lowercasing and turning `-` into `_`.
-const SERVERS: &[&str] = &["puppeteer", "server_puppeteer"];
+const SERVERS: Names = names!["puppeteer", "server_puppeteer"];
 
 /// The one page's id.
 const PAGE: &str = "page";
 
 /// Tools that act on the page and may make requests.
-const PACED: &[&str] = &[
+const PACED: Names = names![
     "puppeteer_click",
     "puppeteer_click_position",
     "puppeteer_fill",
@@ -33,7 +34,7 @@ const PACED: &[&str] = &[
 pub(super) const FAMILY: Family = Family {
     name: "Puppeteer MCP",
     matcher: "mcp__puppeteer__.*",
-    tools: &[
+    tools: names![
         "mcp__puppeteer__puppeteer_navigate",
         "mcp__puppeteer__puppeteer_click",
         "mcp__puppeteer__puppeteer_fill",
@@ -55,7 +56,7 @@ impl Profile for Puppeteer {
 
     fn owns<'a>(&self, tool_name: &'a str) -> Option<&'a str> {
         let (server, tool) = mcp_parts(tool_name)?;
-        SERVERS.contains(&server.as_str()).then_some(tool)
+        SERVERS.contains(&server).then_some(tool)
     }
 
     fn examples(&self) -> &'static [&'static str] {
@@ -89,7 +90,7 @@ impl Profile for Puppeteer {
             "puppeteer_evaluate" => {
                 script_verdict(str_at(input, "script").unwrap_or(""), Some(page), tool)
             }
-            t if PACED.contains(&t) => Verdict::Pace {
+            t if PACED.contains(t) => Verdict::Pace {
                 target: Target::Tab(page),
                 label: t.to_owned(),
             },
@@ -155,12 +156,12 @@ mod tests {
                 label: "puppeteer_navigate".into()
             }
         );
-        for tool in PACED {
+        for tool in PACED.iter() {
             assert_eq!(
                 pp(tool, json!({"selector": "#go"})),
                 Verdict::Pace {
                     target: Target::Tab(page()),
-                    label: (*tool).into()
+                    label: tool.into()
                 }
             );
         }

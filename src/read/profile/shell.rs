@@ -18,6 +18,7 @@
 use serde_json::Value;
 
 use super::{Call, Family, Learned, Profile, Status, TabRef, Target, ToolResult, Verdict, str_at};
+use crate::names::names;
 use crate::read::shell;
 
 pub(crate) struct Shell;
@@ -26,7 +27,7 @@ pub(crate) struct Shell;
 pub(super) const FAMILY: Family = Family {
     name: "the shell (Bash)",
     matcher: "Bash",
-    tools: &["Bash"],
+    tools: names!["Bash"],
 };
 
 /// What the model is told to do instead of a blocked command.

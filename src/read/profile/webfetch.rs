@@ -15,6 +15,7 @@
 use serde_json::Value;
 
 use super::{Call, Family, Learned, Profile, Status, TabRef, Target, ToolResult, Verdict, str_at};
+use crate::names::names;
 
 pub(crate) struct WebFetch;
 
@@ -32,7 +33,7 @@ const HEADER_LINES: usize = 8;
 pub(super) const FAMILY: Family = Family {
     name: "WebFetch",
     matcher: "WebFetch",
-    tools: &["WebFetch"],
+    tools: names!["WebFetch"],
 };
 
 impl Profile for WebFetch {

@@ -12,6 +12,7 @@
 //! (`https://${host}/x`, or `https://other.org` followed by an unknown part
 //! that could lengthen the host) names an unknown site.
 
+use crate::names::{Names, names};
 /// One piece of a string built at run time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Part {
@@ -38,7 +39,7 @@ pub(super) enum Named {
 }
 
 /// Schemes whose URLs have a host and which accept `\` and missing slashes.
-const SPECIAL: &[&str] = &["http", "https", "ws", "wss", "ftp"];
+const SPECIAL: Names = names!["http", "https", "ws", "wss", "ftp"];
 
 /// What the string made of `parts` names.
 pub(super) fn named(parts: &[Part]) -> Named {
@@ -85,7 +86,7 @@ pub(super) fn named(parts: &[Part]) -> Named {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
         let lower = scheme.to_ascii_lowercase();
-        if !valid || !SPECIAL.contains(&lower.as_str()) {
+        if !valid || !SPECIAL.contains(lower.as_str()) {
             return Named::Nothing;
         }
         (Some(scheme), rest.trim_start_matches(slash))
@@ -164,7 +165,7 @@ fn url_inside(s: &str) -> Option<String> {
             starts.push(from);
         }
     }
-    for scheme in SPECIAL {
+    for scheme in SPECIAL.iter() {
         let mut from = 0;
         while let Some(at) = lower[from..].find(scheme) {
             let at = from + at;

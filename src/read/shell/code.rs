@@ -8,6 +8,7 @@
 //! opaque.
 
 use super::{Request, words::Arg};
+use crate::names::{Names, names};
 
 /// A language an interpreter runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,18 +60,18 @@ impl Lang {
     }
 
     /// The flags that take code, and those that take another value.
-    fn flags(self) -> (&'static [&'static str], &'static str) {
+    fn flags(self) -> (Names, &'static str) {
         match self {
-            Lang::Python => (&["-c"], "mWXQ"),
-            Lang::JavaScript => (&["-e", "--eval", "-p", "--print"], "r"),
-            Lang::Ruby => (&["-e"], "rICEF"),
-            Lang::Perl => (&["-e", "-E"], "IMmx"),
-            Lang::Php => (&["-r"], "cdf"),
-            Lang::Lua => (&["-e"], "l"),
-            Lang::R => (&["-e"], ""),
-            Lang::PowerShell => (&["-c", "-command", "-Command", "-C"], "f"),
-            Lang::AppleScript => (&["-e"], "l"),
-            Lang::Tcl => (&[], ""),
+            Lang::Python => (names!["-c"], "mWXQ"),
+            Lang::JavaScript => (names!["-e", "--eval", "-p", "--print"], "r"),
+            Lang::Ruby => (names!["-e"], "rICEF"),
+            Lang::Perl => (names!["-e", "-E"], "IMmx"),
+            Lang::Php => (names!["-r"], "cdf"),
+            Lang::Lua => (names!["-e"], "l"),
+            Lang::R => (names!["-e"], ""),
+            Lang::PowerShell => (names!["-c", "-command", "-Command", "-C"], "f"),
+            Lang::AppleScript => (names!["-e"], "l"),
+            Lang::Tcl => (names![], ""),
         }
     }
 
@@ -138,7 +139,7 @@ impl Lang {
                 }
                 break;
             };
-            if let Some(f) = code_flags.iter().find(|f| **f == l) {
+            if let Some(f) = code_flags.iter().find(|f| *f == l) {
                 flag = f;
                 codes.push(args.get(i + 1).and_then(|a| a.lit.clone()));
                 if args.get(i + 1).is_none() {
@@ -159,7 +160,7 @@ impl Lang {
                 break;
             }
             if let Some((name, value)) = l.split_once('=')
-                && let Some(f) = code_flags.iter().find(|f| **f == name)
+                && let Some(f) = code_flags.iter().find(|f| *f == name)
             {
                 // `--eval=code`.
                 flag = f;
@@ -231,9 +232,9 @@ impl Lang {
     }
 
     /// Words that name an HTTP client (a library or a call).
-    fn http_words(self) -> &'static [&'static str] {
+    fn http_words(self) -> Names {
         match self {
-            Lang::Python => &[
+            Lang::Python => names![
                 "requests",
                 "urllib",
                 "http.client",
@@ -250,7 +251,7 @@ impl Lang {
                 "selenium",
                 "playwright",
             ],
-            Lang::JavaScript => &[
+            Lang::JavaScript => names![
                 "require('http",
                 "require(\"http",
                 "'node:http",
@@ -274,7 +275,7 @@ impl Lang {
                 "Deno.connect",
                 "Bun.connect",
             ],
-            Lang::Ruby => &[
+            Lang::Ruby => names![
                 "net/http",
                 "Net::HTTP",
                 "open-uri",
@@ -288,7 +289,7 @@ impl Lang {
                 "Excon",
                 "Mechanize",
             ],
-            Lang::Perl => &[
+            Lang::Perl => names![
                 "LWP",
                 "HTTP::Tiny",
                 "IO::Socket",
@@ -298,7 +299,7 @@ impl Lang {
                 "HTTP::Request",
                 "Furl",
             ],
-            Lang::Php => &[
+            Lang::Php => names![
                 "curl_",
                 "file_get_contents",
                 "fopen",
@@ -309,14 +310,14 @@ impl Lang {
                 "readfile",
                 "file(",
             ],
-            Lang::Lua => &[
+            Lang::Lua => names![
                 "socket.http",
                 "http.request",
                 "luasocket",
                 "ssl.https",
                 "curl",
             ],
-            Lang::R => &[
+            Lang::R => names![
                 "download.file",
                 "url(",
                 "httr",
@@ -328,7 +329,7 @@ impl Lang {
                 "xml2",
                 "rvest",
             ],
-            Lang::PowerShell => &[
+            Lang::PowerShell => names![
                 "Invoke-WebRequest",
                 "Invoke-RestMethod",
                 "iwr",
@@ -339,15 +340,15 @@ impl Lang {
                 "curl",
                 "wget",
             ],
-            Lang::AppleScript => &["open location", "URL", "curl"],
-            Lang::Tcl => &["http::geturl", "socket"],
+            Lang::AppleScript => names!["open location", "URL", "curl"],
+            Lang::Tcl => names!["http::geturl", "socket"],
         }
     }
 
     /// Words that run other code or programs.
-    fn exec_words(self) -> &'static [&'static str] {
+    fn exec_words(self) -> Names {
         match self {
-            Lang::Python => &[
+            Lang::Python => names![
                 "exec(",
                 "eval(",
                 "__import__",
@@ -362,8 +363,8 @@ impl Lang {
                 "runpy",
                 "getattr(",
             ],
-            Lang::JavaScript => &[],
-            Lang::Ruby => &[
+            Lang::JavaScript => names![],
+            Lang::Ruby => names![
                 "eval",
                 "system",
                 "exec",
@@ -380,10 +381,10 @@ impl Lang {
                 "load ",
                 "require_relative",
             ],
-            Lang::Perl => &[
+            Lang::Perl => names![
                 "eval", "system", "exec", "`", "qx", "open(", "do ", "require ",
             ],
-            Lang::Php => &[
+            Lang::Php => names![
                 "eval",
                 "system",
                 "exec",
@@ -397,7 +398,7 @@ impl Lang {
                 "call_user_func",
                 "$$",
             ],
-            Lang::Lua => &[
+            Lang::Lua => names![
                 "os.execute",
                 "io.popen",
                 "load(",
@@ -405,8 +406,8 @@ impl Lang {
                 "dofile",
                 "require",
             ],
-            Lang::R => &["system", "eval(", "parse(", "source(", "do.call"],
-            Lang::PowerShell => &[
+            Lang::R => names!["system", "eval(", "parse(", "source(", "do.call"],
+            Lang::PowerShell => names![
                 "Invoke-Expression",
                 "iex",
                 "Start-Process",
@@ -416,18 +417,18 @@ impl Lang {
                 "ScriptBlock",
                 "Add-Type",
             ],
-            Lang::AppleScript => &["do shell script", "run script", "tell application"],
-            Lang::Tcl => &["exec", "eval", "source", "open |", "uplevel", "subst"],
+            Lang::AppleScript => names!["do shell script", "run script", "tell application"],
+            Lang::Tcl => names!["exec", "eval", "source", "open |", "uplevel", "subst"],
         }
     }
 
     /// Words that repeat what they hold.
-    fn loop_words(self) -> &'static [&'static str] {
+    fn loop_words(self) -> Names {
         match self {
-            Lang::Python => &[
+            Lang::Python => names![
                 "for ", "while ", "map(", "async ", "Thread", "Pool", "gather", "lambda",
             ],
-            Lang::JavaScript => &[
+            Lang::JavaScript => names![
                 "for ",
                 "for(",
                 "while",
@@ -438,16 +439,16 @@ impl Lang {
                 "Promise.all",
                 ".on(",
             ],
-            Lang::Ruby => &[
+            Lang::Ruby => names![
                 ".each", "loop", "while ", "until ", ".times", ".map", "for ", "Thread",
             ],
-            Lang::Perl => &["for", "while", "map ", "until"],
-            Lang::Php => &["for", "while", "array_map", "do {"],
-            Lang::Lua => &["for ", "while ", "repeat"],
-            Lang::R => &[
+            Lang::Perl => names!["for", "while", "map ", "until"],
+            Lang::Php => names!["for", "while", "array_map", "do {"],
+            Lang::Lua => names!["for ", "while ", "repeat"],
+            Lang::R => names![
                 "for ", "for(", "while", "apply(", "lapply", "sapply", "Map(", "repeat",
             ],
-            Lang::PowerShell => &[
+            Lang::PowerShell => names![
                 "foreach",
                 "ForEach-Object",
                 "for ",
@@ -456,8 +457,8 @@ impl Lang {
                 "%{",
                 "|%",
             ],
-            Lang::AppleScript => &["repeat"],
-            Lang::Tcl => &["foreach", "for ", "while"],
+            Lang::AppleScript => names!["repeat"],
+            Lang::Tcl => names!["foreach", "for ", "while"],
         }
     }
 }
@@ -481,7 +482,7 @@ pub(crate) fn read(lang: Lang, code: &str) -> Found {
         return javascript(code);
     }
     let mut found = Found::default();
-    if let Some(w) = lang.exec_words().iter().find(|w| code.contains(**w)) {
+    if let Some(w) = lang.exec_words().iter().find(|w| code.contains(*w)) {
         found.opaque = Some(format!("runs other code or programs (`{}`)", w.trim()));
         return found;
     }
@@ -493,11 +494,11 @@ pub(crate) fn read(lang: Lang, code: &str) -> Found {
 /// site for an HTTP client named with no URL (or a URL whose host is built
 /// at run time, `unknown_host`); each may repeat when a loop word is there.
 fn by_words(lang: Lang, code: &str, urls: Vec<String>, unknown_host: bool) -> Vec<Request> {
-    let lib = lang.http_words().iter().find(|w| code.contains(**w));
+    let lib = lang.http_words().iter().find(|w| code.contains(*w));
     let repeat = lang
         .loop_words()
         .iter()
-        .find(|w| code.contains(**w))
+        .find(|w| code.contains(*w))
         .filter(|_| !urls.is_empty() || lib.is_some() || unknown_host)
         .map(|w| format!("may run again and again (`{}` in the code)", w.trim()));
     let mut out: Vec<Request> = urls

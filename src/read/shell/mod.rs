@@ -69,6 +69,8 @@ use brush_parser::ast;
 
 use words::Arg;
 
+use crate::names::{Names, names};
+
 /// A request a command can make.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Request {
@@ -586,7 +588,7 @@ impl Walker {
             // Each URL may be a request of its own; every other word it is
             // given may be a host (`$F example.com`).
             let urls = urls_in(args);
-            let hosts: Vec<String> = operands(args, "", &[])
+            let hosts: Vec<String> = operands(args, "", names![])
                 .into_iter()
                 .filter_map(|a| a.lit)
                 .filter(|l| !l.contains("://") && !l.is_empty())
@@ -714,7 +716,7 @@ impl Walker {
             | "sudo" | "stdbuf" | "chrt" | "taskset" | "env" | "timeout" | "flock" | "busybox"
             | "toybox" => self.wrapper(&base, argv, stdin, ctx),
             "xargs" => {
-                let rest = skip_options(args, "adEeIiLlnPsS", &XARGS_LONG);
+                let rest = skip_options(args, "adEeIiLlnPsS", XARGS_LONG);
                 let ctx = ctx.repeated("runs once per input item, under `xargs`");
                 if rest.is_empty() {
                     return;
@@ -730,7 +732,7 @@ impl Walker {
                     .take_while(|a| !a.lit.as_deref().is_some_and(|l| l.starts_with(":::")))
                     .cloned()
                     .collect();
-                let rest = skip_options(&cmd, "jJSa", &[]);
+                let rest = skip_options(&cmd, "jJSa", names![]);
                 if rest.is_empty() {
                     self.opaque(ctx, "`parallel` runs commands read from its input");
                     return;
@@ -749,7 +751,7 @@ impl Walker {
                 );
             }
             "watch" => {
-                let rest = skip_options(args, "nqc", &["interval"]);
+                let rest = skip_options(args, "nqc", names!["interval"]);
                 let text = rest
                     .iter()
                     .map(|a| a.raw.as_str())
@@ -791,7 +793,7 @@ impl Walker {
                 }
             }
             "pace-hook" => self.pace_hook(args, ctx),
-            s if SHELLS.contains(&s) => self.shell(&base, args, stdin, ctx),
+            s if SHELLS.contains(s) => self.shell(&base, args, stdin, ctx),
             "curl" => self.curl(args, ctx, &label(&base)),
             "wget" | "wget2" => self.wget(args, ctx, &label(&base)),
             "http" | "https" | "httpie" | "xh" | "xhs" | "curlie" => {
@@ -801,7 +803,7 @@ impl Walker {
                 if option_value(args, 'i', "input-file").is_some() {
                     self.opaque(ctx, &format!("`aria2c -i` reads URLs from a file{at}"));
                 }
-                let ops = operands(args, "dodsxjktmluUi", &ARIA_LONG);
+                let ops = operands(args, "dodsxjktmluUi", ARIA_LONG);
                 self.urls_each(&ops, ctx, &label(&base));
             }
             "lynx" | "w3m" | "links" | "elinks" => {
@@ -816,7 +818,7 @@ impl Walker {
                         Some("crawls (`-crawl`/`-traversal`): many pages".to_owned());
                     return;
                 }
-                let ops = operands_single_dash(args, &TEXT_BROWSER_VALUED);
+                let ops = operands_single_dash(args, TEXT_BROWSER_VALUED);
                 self.urls_each(&ops, ctx, &label(&base));
             }
             "gh" => self.gh(args, ctx, &label(&base)),
@@ -830,7 +832,7 @@ impl Walker {
                 }) {
                     return;
                 }
-                let ops = operands(args, "pswWiqxXIOT", &[]);
+                let ops = operands(args, "pswWiqxXIOT", names![]);
                 match ops.first().and_then(|a| a.lit.clone()) {
                     Some(host) if base != "socat" => {
                         self.request(ctx, label(&base), vec![format!("http://{host}")], false)
@@ -861,7 +863,7 @@ impl Walker {
             | "headless_shell"
             | "httpx"
             | "links2" => {
-                let ops = operands(args, "", &[]);
+                let ops = operands(args, "", names![]);
                 self.urls_each(&ops, ctx, &label(&base));
             }
             "ab" | "hey" | "wrk" | "siege" | "oha" | "k6" | "vegeta" | "bombardier" => {
@@ -883,7 +885,7 @@ impl Walker {
             | "invoke-webrequest" | "invoke-restmethod"
                 if base != "head" || name.ends_with("HEAD") =>
             {
-                let ops = operands(args, "", &[]);
+                let ops = operands(args, "", names![]);
                 self.urls_each(&ops, ctx, &label(&base));
             }
             "open" | "xdg-open" => {
@@ -898,7 +900,7 @@ impl Walker {
                     self.interpreter(lang, &base, args, stdin, ctx, &at);
                     return;
                 }
-                if INERT.contains(&base.as_str()) {
+                if INERT.contains(&base) {
                     return;
                 }
                 // A program the walk does not know: given a URL, it goes
@@ -990,27 +992,27 @@ impl Walker {
                 }) {
                     return; // `command -v curl` only says where curl is.
                 }
-                skip_options(args, "", &[])
+                skip_options(args, "", names![])
             }
-            "exec" => skip_options(args, "a", &[]),
-            "nice" => skip_options(args, "n", &["adjustment"]),
-            "ionice" => skip_options(args, "cnp", &["class", "classdata", "pid"]),
-            "sudo" => skip_options(args, "ughpCDrtUTR", &SUDO_LONG),
-            "doas" => skip_options(args, "uC", &[]),
-            "stdbuf" => skip_options(args, "ioe", &["input", "output", "error"]),
-            "time" => skip_options(args, "fo", &["format", "output"]),
-            "strace" | "ltrace" => skip_options(args, "eoOpPsSuIaAXbE", &[]),
+            "exec" => skip_options(args, "a", names![]),
+            "nice" => skip_options(args, "n", names!["adjustment"]),
+            "ionice" => skip_options(args, "cnp", names!["class", "classdata", "pid"]),
+            "sudo" => skip_options(args, "ughpCDrtUTR", SUDO_LONG),
+            "doas" => skip_options(args, "uC", names![]),
+            "stdbuf" => skip_options(args, "ioe", names!["input", "output", "error"]),
+            "time" => skip_options(args, "fo", names!["format", "output"]),
+            "strace" | "ltrace" => skip_options(args, "eoOpPsSuIaAXbE", names![]),
             "firejail" | "proxychains" | "proxychains4" | "xvfb-run" => {
-                skip_options(args, "fnse", &[])
+                skip_options(args, "fnse", names![])
             }
             "chrt" => {
-                let r = skip_options(args, "", &[]);
+                let r = skip_options(args, "", names![]);
                 r.get(1..).unwrap_or(&[])
             }
             // `taskset MASK cmd`, `taskset -c LIST cmd`: one operand first.
-            "taskset" => skip_options(args, "", &[]).get(1..).unwrap_or(&[]),
+            "taskset" => skip_options(args, "", names![]).get(1..).unwrap_or(&[]),
             "timeout" => {
-                let r = skip_options(args, "sk", &["signal", "kill-after"]);
+                let r = skip_options(args, "sk", names!["signal", "kill-after"]);
                 r.get(1..).unwrap_or(&[])
             }
             "flock" => {
@@ -1021,7 +1023,7 @@ impl Walker {
                     }
                     return;
                 }
-                let r = skip_options(args, "wE", &["timeout", "conflict-exit-code"]);
+                let r = skip_options(args, "wE", names!["timeout", "conflict-exit-code"]);
                 r.get(1..).unwrap_or(&[])
             }
             "env" => {
@@ -1042,7 +1044,7 @@ impl Walker {
                 }
                 skip_env(args)
             }
-            _ => skip_options(args, "", &[]),
+            _ => skip_options(args, "", names![]),
         };
         if !rest.is_empty() {
             self.run(rest, stdin, ctx);
@@ -1223,7 +1225,7 @@ impl Walker {
         let mut globoff = false;
         let mut retry = false;
         let mut only_options = true;
-        let parsed = options(args, CURL_SHORT, &CURL_LONG);
+        let parsed = options(args, CURL_SHORT, CURL_LONG);
         for p in &parsed {
             match p {
                 Parsed::Operand(a) => {
@@ -1289,7 +1291,7 @@ impl Walker {
     }
 
     fn wget(&mut self, args: &[Arg], ctx: &Ctx, label: &str) {
-        let parsed = options(args, WGET_SHORT, &WGET_LONG);
+        let parsed = options(args, WGET_SHORT, WGET_LONG);
         let mut urls = Vec::new();
         let mut many: Option<&str> = None;
         for p in &parsed {
@@ -1340,7 +1342,7 @@ impl Walker {
     }
 
     fn httpie(&mut self, base: &str, args: &[Arg], ctx: &Ctx, label: &str) {
-        let parsed = options(args, "aAovps", &HTTPIE_LONG);
+        let parsed = options(args, "aAovps", HTTPIE_LONG);
         if parsed
             .iter()
             .any(|p| matches!(p, Parsed::Flag(f, _) if f == "--offline"))
@@ -1372,7 +1374,7 @@ impl Walker {
     }
 
     fn gh(&mut self, args: &[Arg], ctx: &Ctx, label: &str) {
-        let parsed = options(args, "R", &["repo", "hostname"]);
+        let parsed = options(args, "R", names!["repo", "hostname"]);
         let mut hostname: Option<String> = None;
         let mut ops: Vec<&Arg> = Vec::new();
         let mut watch = false;
@@ -1428,13 +1430,13 @@ impl Walker {
 }
 
 /// Shells that run `-c` text, a script file, or their input.
-const SHELLS: &[&str] = &[
+const SHELLS: Names = names![
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh",
 ];
 
 /// Programs that make no request and run no other program: a URL among
 /// their arguments is text (`echo https://…`, `grep -r https:// .`).
-const INERT: &[&str] = &[
+const INERT: Names = names![
     "echo",
     "printf",
     "cat",
@@ -1592,7 +1594,7 @@ enum Parsed {
 /// value, `long` the long options that do (an unknown long option takes
 /// none: a URL after it then counts). A word built at run time is an
 /// operand.
-fn options(args: &[Arg], short: &str, long: &[&str]) -> Vec<Parsed> {
+fn options(args: &[Arg], short: &str, long: Names) -> Vec<Parsed> {
     let mut out = Vec::new();
     let mut i = 0;
     let mut only_operands = false;
@@ -1613,7 +1615,7 @@ fn options(args: &[Arg], short: &str, long: &[&str]) -> Vec<Parsed> {
                     format!("--{n}"),
                     Some(Arg::literal(v.to_owned())),
                 ));
-            } else if long.contains(&name) {
+            } else if long.contains(name) {
                 let v = args.get(i).cloned();
                 i += 1;
                 out.push(Parsed::Flag(l.to_owned(), v));
@@ -1647,7 +1649,7 @@ fn options(args: &[Arg], short: &str, long: &[&str]) -> Vec<Parsed> {
 }
 
 /// The operands of `args`.
-fn operands(args: &[Arg], short: &str, long: &[&str]) -> Vec<Arg> {
+fn operands(args: &[Arg], short: &str, long: Names) -> Vec<Arg> {
     options(args, short, long)
         .into_iter()
         .filter_map(|p| match p {
@@ -1659,13 +1661,13 @@ fn operands(args: &[Arg], short: &str, long: &[&str]) -> Vec<Arg> {
 
 /// Operands of a program whose options are single-dash words (`lynx
 /// -dump`), `valued` naming those that take the next word.
-fn operands_single_dash(args: &[Arg], valued: &[&str]) -> Vec<Arg> {
+fn operands_single_dash(args: &[Arg], valued: Names) -> Vec<Arg> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
         match args[i].lit.as_deref() {
             Some(l) if l.starts_with('-') && l.len() > 1 => {
-                if valued.contains(&l) {
+                if valued.contains(l) {
                     i += 1;
                 }
             }
@@ -1713,7 +1715,7 @@ fn option_value_single(args: &[Arg], name: &str) -> Option<Arg> {
 }
 
 /// What follows the options: the command a wrapper runs.
-fn skip_options<'a>(args: &'a [Arg], short: &str, long: &[&str]) -> &'a [Arg] {
+fn skip_options<'a>(args: &'a [Arg], short: &str, long: Names) -> &'a [Arg] {
     let mut i = 0;
     while i < args.len() {
         let Some(l) = args[i].lit.as_deref() else {
@@ -1724,7 +1726,7 @@ fn skip_options<'a>(args: &'a [Arg], short: &str, long: &[&str]) -> &'a [Arg] {
         }
         if let Some(name) = l.strip_prefix("--") {
             i += 1;
-            if !name.contains('=') && long.contains(&name) {
+            if !name.contains('=') && long.contains(name) {
                 i += 1;
             }
             continue;
@@ -1746,7 +1748,7 @@ fn skip_options<'a>(args: &'a [Arg], short: &str, long: &[&str]) -> &'a [Arg] {
 
 /// `env`'s command: after its options and `NAME=value` words.
 fn skip_env(args: &[Arg]) -> &[Arg] {
-    let rest = skip_options(args, "uCS", &["unset", "chdir", "split-string"]);
+    let rest = skip_options(args, "uCS", names!["unset", "chdir", "split-string"]);
     let n = rest
         .iter()
         .take_while(|a| {
@@ -1759,7 +1761,7 @@ fn skip_env(args: &[Arg]) -> &[Arg] {
     &rest[n..]
 }
 
-const XARGS_LONG: [&str; 7] = [
+const XARGS_LONG: Names = names![
     "arg-file",
     "delimiter",
     "eof",
@@ -1768,7 +1770,7 @@ const XARGS_LONG: [&str; 7] = [
     "max-args",
     "max-procs",
 ];
-const SUDO_LONG: [&str; 7] = [
+const SUDO_LONG: Names = names![
     "user",
     "group",
     "host",
@@ -1777,8 +1779,8 @@ const SUDO_LONG: [&str; 7] = [
     "chdir",
     "role",
 ];
-const ARIA_LONG: [&str; 4] = ["dir", "out", "input-file", "split"];
-const TEXT_BROWSER_VALUED: [&str; 12] = [
+const ARIA_LONG: Names = names!["dir", "out", "input-file", "split"];
+const TEXT_BROWSER_VALUED: Names = names![
     "-o",
     "-T",
     "-cols",
@@ -1792,7 +1794,7 @@ const TEXT_BROWSER_VALUED: [&str; 12] = [
     "-header",
     "-cfg",
 ];
-const HTTPIE_LONG: [&str; 14] = [
+const HTTPIE_LONG: Names = names![
     "auth",
     "auth-type",
     "output",
@@ -1811,7 +1813,7 @@ const HTTPIE_LONG: [&str; 14] = [
 /// curl's one-letter options that take a value.
 const CURL_SHORT: &str = "AbcCdDeEFHKmoPQrtTuUwxXyYz";
 /// curl's long options that take a value (`curl --help all`).
-const CURL_LONG: [&str; 78] = [
+const CURL_LONG: Names = names![
     "url",
     "data",
     "data-raw",
@@ -1892,7 +1894,7 @@ const CURL_LONG: [&str; 78] = [
     "rate",
 ];
 const WGET_SHORT: &str = "oaOPUtTwlARDBIXQeie";
-const WGET_LONG: [&str; 30] = [
+const WGET_LONG: Names = names![
     "output-document",
     "output-file",
     "append-output",

@@ -23,12 +23,14 @@
 //! list that make requests of their own (package managers, `git`): their
 //! requests are theirs to pace.
 
+use crate::names::{Names, names};
+
 /// Names that send a command to the parser: fetchers, interpreters that take
 /// code, shells, and programs that run other programs from text or input.
 /// Compared with the word's last `/` component, lowercased, `.exe` dropped;
 /// a name followed by digits and dots (`python3.12`, `perl5.36`) counts as
 /// the name.
-pub(crate) const TRIGGERS: &[&str] = &[
+pub(crate) const TRIGGERS: Names = names![
     // Fetchers.
     "curl",
     "curlie",
@@ -140,7 +142,7 @@ pub(crate) const TRIGGERS: &[&str] = &[
 
 /// `GET`, `HEAD`, `POST` and `PUT` of libwww-perl, which only an exact
 /// match names: `head` is the usual `head`.
-const EXACT: &[&str] = &["GET", "HEAD", "POST", "PUT"];
+const EXACT: Names = names!["GET", "HEAD", "POST", "PUT"];
 
 /// Whether `command` may lead to a request and must be parsed; `false` only
 /// when it cannot.
@@ -206,7 +208,7 @@ fn is_trigger(word: &[u8]) -> bool {
         return false;
     }
     if let Ok(s) = std::str::from_utf8(base)
-        && EXACT.contains(&s)
+        && EXACT.contains(s)
     {
         return true;
     }
@@ -222,14 +224,27 @@ fn is_trigger(word: &[u8]) -> bool {
             .take_while(|b| b.is_ascii_digit() || **b == b'.')
             .count();
     let stem = &lower[..stem_len];
-    TRIGGERS
-        .iter()
-        .any(|t| t.as_bytes() == lower.as_slice() || (!stem.is_empty() && t.as_bytes() == stem))
+    let named = |name: &[u8]| std::str::from_utf8(name).is_ok_and(|n| TRIGGERS.contains(n));
+    named(&lower) || (!stem.is_empty() && named(stem))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::needs_parse;
+    use super::{EXACT, TRIGGERS, needs_parse};
+
+    #[test]
+    fn every_listed_name_is_looked_at_and_its_neighbours_are_not() {
+        for name in TRIGGERS.iter().chain(EXACT.iter()) {
+            assert!(needs_parse(&format!("{name} x")), "{name}");
+            assert!(needs_parse(&format!("/usr/bin/{name} x")), "{name}");
+        }
+        // Names one letter off listed ones.
+        for c in [
+            "cur x", "curlx x", "wge x", "nodex x", "pyth x", "aaa x", "zzz x",
+        ] {
+            assert!(!needs_parse(c), "{c}");
+        }
+    }
 
     #[test]
     fn plain_commands_need_no_parse() {

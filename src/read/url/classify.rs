@@ -1,6 +1,7 @@
 //! Where one URL reaches, read the way Chrome reads it: its scheme, its
 //! host, a `javascript:` URL's code, a `data:` document's URLs.
 
+use crate::names::{Names, names};
 use std::borrow::Cow;
 
 use data_url::DataUrl;
@@ -99,11 +100,11 @@ const MAX_NESTING: u8 = 4;
 /// schemes, less `file`. `ws:`/`wss:` are WebSocket connections and `ftp:`
 /// (which Chrome no longer loads itself) may still reach its host, so all of
 /// them are hosts.
-const HOST_SCHEMES: &[&str] = &["http", "https", "ws", "wss", "ftp"];
+const HOST_SCHEMES: Names = names!["http", "https", "ws", "wss", "ftp"];
 
 /// Schemes of the browser's own pages: a navigation to them loads nothing
 /// from a site.
-const BROWSER_SCHEMES: &[&str] = &[
+const BROWSER_SCHEMES: Names = names![
     "about",
     "chrome",
     "chrome-untrusted",
@@ -120,7 +121,7 @@ const BROWSER_SCHEMES: &[&str] = &[
 /// browser may turn a navigation to one into a request to that website, so
 /// they are never `Nowhere`; and `tel:5551234` must not read as host `tel`
 /// with port 5551234.
-const HANDLER_SCHEMES: &[&str] = &[
+const HANDLER_SCHEMES: Names = names![
     "bitcoin",
     "cabal",
     "dat",
@@ -265,7 +266,7 @@ pub(crate) fn may_be_nowhere(input: &str) -> bool {
     match split_scheme(trim_c0(input)) {
         Some((s, rest)) if s == "view-source" => may_be_nowhere(rest),
         Some((s, _)) => {
-            BROWSER_SCHEMES.contains(&s.as_str()) || s == "chrome-extension" || s == "file"
+            BROWSER_SCHEMES.contains(s.as_str()) || s == "chrome-extension" || s == "file"
         }
         None => false,
     }
@@ -298,7 +299,7 @@ fn classify(input: &str, reading: Reading, depth: u8) -> Option<Reach> {
     };
     let scheme = scheme.as_str();
     Some(match scheme {
-        s if HOST_SCHEMES.contains(&s) => host_reach(input),
+        s if HOST_SCHEMES.contains(s) => host_reach(input),
         "javascript" => script(input),
         "data" => document(input, depth),
         "file" => file(input, rest),
@@ -308,12 +309,12 @@ fn classify(input: &str, reading: Reading, depth: u8) -> Option<Reach> {
             unreadable: true,
         },
         "chrome-extension" => Reach::Nowhere("a page of an installed extension"),
-        s if BROWSER_SCHEMES.contains(&s) => Reach::Nowhere("a page of the browser itself"),
+        s if BROWSER_SCHEMES.contains(s) => Reach::Nowhere("a page of the browser itself"),
         "intent" => unreadable(
             "an `intent:` url opens an app, or on android its fallback web page",
             intent_fallback(input),
         ),
-        s if HANDLER_SCHEMES.contains(&s) || s.starts_with("web+") => unreadable(
+        s if HANDLER_SCHEMES.contains(s) || s.starts_with("web+") => unreadable(
             &format!("a `{s}:` url opens the app or website set to handle it"),
             None,
         ),
@@ -423,7 +424,7 @@ fn lenient_host(url: &str) -> Option<String> {
 /// `filesystem:` URL after its scheme); `None` for an opaque origin.
 fn origin_host(inner: &str) -> Option<String> {
     let url = Url::parse(trim_c0(inner)).ok()?;
-    if !HOST_SCHEMES.contains(&url.scheme()) {
+    if !HOST_SCHEMES.contains(url.scheme()) {
         return None;
     }
     canonical(&url.host()?)
@@ -440,7 +441,7 @@ fn intent_fallback(input: &str) -> Option<String> {
     // `intent:` inside `intent:` without end.
     let (scheme, _) = split_scheme(trim_c0(&fallback))?;
     match host_reach(trim_c0(&fallback)) {
-        Reach::Host(h) if HOST_SCHEMES.contains(&scheme.as_str()) => Some(h),
+        Reach::Host(h) if HOST_SCHEMES.contains(scheme.as_str()) => Some(h),
         _ => None,
     }
 }

@@ -1,6 +1,7 @@
 //! The absolute URLs in a text such as an HTML document or a script,
 //! however the text spells them.
 
+use crate::names::{Names, names};
 use percent_encoding::percent_decode_str;
 
 use super::unescape::unescape;
@@ -49,7 +50,7 @@ pub(crate) fn absolute_urls_in(text: &str) -> Vec<String> {
 
 /// Schemes [`scan_hosts`] and [`scan_data`] look for, longest first so that
 /// `https` is tried before `http`.
-const SCANNED_SCHEMES: &[&str] = &["https", "http", "data", "wss", "ftp", "ws"];
+const SCANNED_SCHEMES: Names = names!["https", "http", "data", "wss", "ftp", "ws"];
 
 /// Append to `out` each absolute URL's scheme and host in `text` (see
 /// [`absolute_urls_in`]).
@@ -166,7 +167,7 @@ fn scheme_before(b: &[u8], colon: usize) -> Option<(&'static str, usize)> {
         } else {
             before.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
         };
-        (spelled && !glued).then_some((*scheme, letters[len - 1].1))
+        (spelled && !glued).then_some((scheme, letters[len - 1].1))
     })
 }
 

@@ -414,7 +414,7 @@ impl Reader<'_> {
             }
             let row = LOADS
                 .iter()
-                .find(|row| row.1 == attr && row.0.contains(&name));
+                .find(|row| row.1 == attr && row.0.contains(name));
             let value = value.trim_matches(|c: char| c.is_ascii_whitespace());
             let reach = reach_absolute(value);
             if let Some(Reach::Script(code)) = &reach {

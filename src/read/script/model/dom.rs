@@ -6,66 +6,66 @@ use super::*;
 #[rustfmt::skip]
 pub(super) const PLATFORM: Platform = Platform {
     globals: &[
-        Row(&["window", "self", "globalThis", "top", "parent", "frames", "opener", "content"], ANYWHERE, Def::Global),
-        Row(&["document"], ANYWHERE, Def::Obj(Obj::Document)),
-        Row(&["setTimeout"], ANYWHERE, Def::Effect(Effect::Timer("`setTimeout`"))),
-        Row(&["setInterval"], ANYWHERE, Def::Effect(Effect::Timer("`setInterval`"))),
-        Row(&["Image"], ANYWHERE, Def::Effect(Effect::NewElement("img", None))),
+        Row(names!["window", "self", "globalThis", "top", "parent", "frames", "opener", "content"], ANYWHERE, Def::Global),
+        Row(names!["document"], ANYWHERE, Def::Obj(Obj::Document)),
+        Row(names!["setTimeout"], ANYWHERE, Def::Effect(Effect::Timer("`setTimeout`"))),
+        Row(names!["setInterval"], ANYWHERE, Def::Effect(Effect::Timer("`setInterval`"))),
+        Row(names!["Image"], ANYWHERE, Def::Effect(Effect::NewElement("img", None))),
         // `new Audio(url)` starts loading; `new Image(w, h)` takes sizes.
-        Row(&["Audio"], ANYWHERE, Def::Effect(Effect::NewElement("audio", Some(sink!("`new Audio`"))))),
-        Row(&["URL", "webkitURL"], ANYWHERE, Def::Obj(Obj::Url)),
-        Row(&["getComputedStyle"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Style))),
+        Row(names!["Audio"], ANYWHERE, Def::Effect(Effect::NewElement("audio", Some(sink!("`new Audio`"))))),
+        Row(names!["URL", "webkitURL"], ANYWHERE, Def::Obj(Obj::Url)),
+        Row(names!["getComputedStyle"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Style))),
         // The source's `url(…)`s count where the face is made.
-        Row(&["FontFace"], ANYWHERE, Def::Effect(Effect::CssThen(1, Obj::FontFace))),
+        Row(names!["FontFace"], ANYWHERE, Def::Effect(Effect::CssThen(1, Obj::FontFace))),
     ],
     members: &[
-        (Obj::Document, Row(&["defaultView"], ANYWHERE, Def::Global)),
-        (Obj::Document, Row(&["write", "writeln"], ANYWHERE, Def::Effect(Effect::Markup("`document.write`", 0)))),
-        (Obj::Document, Row(&["createElement"], ANYWHERE, Def::Effect(Effect::CreatesElement(0)))),
-        (Obj::Document, Row(&["createElementNS"], ANYWHERE, Def::Effect(Effect::CreatesElement(1)))),
-        (Obj::Document, Row(&["createAttribute"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(0)))),
-        (Obj::Document, Row(&["createAttributeNS"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(1)))),
-        (Obj::Attributes, Row(&["getNamedItem"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(0)))),
-        (Obj::Attributes, Row(&["getNamedItemNS"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(1)))),
-        (Obj::Attributes, Row(&["item"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(usize::MAX)))),
-        (Obj::Attributes, Row(&["setNamedItem", "setNamedItemNS"], ANYWHERE, Def::Effect(Effect::SetsAttributeNode("`attributes.setNamedItem`")))),
-        (Obj::Attributes, Row(&["removeNamedItem", "removeNamedItemNS", "length"], ANYWHERE, Def::Inert)),
-        (Obj::Url, Row(&["createObjectURL"], ANYWHERE, Def::Effect(Effect::MakesBlobUrl))),
-        (Obj::Document, Row(&["createTextNode"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Text)))),
-        (Obj::Document, Row(&["createTreeWalker", "createNodeIterator"], ANYWHERE, Def::Effect(Effect::WalksNodes(Obj::TextWalker)))),
-        (Obj::TextWalker, Row(&["currentNode", "referenceNode", "root"], ANYWHERE, Def::Obj(Obj::Text))),
-        (Obj::TextWalker, Row(&["nextNode", "previousNode", "firstChild", "lastChild", "nextSibling", "previousSibling", "parentNode"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Text)))),
+        (Obj::Document, Row(names!["defaultView"], ANYWHERE, Def::Global)),
+        (Obj::Document, Row(names!["write", "writeln"], ANYWHERE, Def::Effect(Effect::Markup("`document.write`", 0)))),
+        (Obj::Document, Row(names!["createElement"], ANYWHERE, Def::Effect(Effect::CreatesElement(0)))),
+        (Obj::Document, Row(names!["createElementNS"], ANYWHERE, Def::Effect(Effect::CreatesElement(1)))),
+        (Obj::Document, Row(names!["createAttribute"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(0)))),
+        (Obj::Document, Row(names!["createAttributeNS"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(1)))),
+        (Obj::Attributes, Row(names!["getNamedItem"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(0)))),
+        (Obj::Attributes, Row(names!["getNamedItemNS"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(1)))),
+        (Obj::Attributes, Row(names!["item"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(usize::MAX)))),
+        (Obj::Attributes, Row(names!["setNamedItem", "setNamedItemNS"], ANYWHERE, Def::Effect(Effect::SetsAttributeNode("`attributes.setNamedItem`")))),
+        (Obj::Attributes, Row(names!["removeNamedItem", "removeNamedItemNS", "length"], ANYWHERE, Def::Inert)),
+        (Obj::Url, Row(names!["createObjectURL"], ANYWHERE, Def::Effect(Effect::MakesBlobUrl))),
+        (Obj::Document, Row(names!["createTextNode"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Text)))),
+        (Obj::Document, Row(names!["createTreeWalker", "createNodeIterator"], ANYWHERE, Def::Effect(Effect::WalksNodes(Obj::TextWalker)))),
+        (Obj::TextWalker, Row(names!["currentNode", "referenceNode", "root"], ANYWHERE, Def::Obj(Obj::Text))),
+        (Obj::TextWalker, Row(names!["nextNode", "previousNode", "firstChild", "lastChild", "nextSibling", "previousSibling", "parentNode"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Text)))),
         // Numbers: a rectangle's or a style's `top` is no window.
-        (Obj::Rect, Row(&["top"], ANYWHERE, Def::Inert)),
-        (Obj::Rects, Row(&["item"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rect)))),
-        (Obj::Style, Row(&["top"], ANYWHERE, Def::Inert)),
+        (Obj::Rect, Row(names!["top"], ANYWHERE, Def::Inert)),
+        (Obj::Rects, Row(names!["item"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rect)))),
+        (Obj::Style, Row(names!["top"], ANYWHERE, Def::Inert)),
         // The request of its source, counted where the face was made.
-        (Obj::FontFace, Row(&["load"], ANYWHERE, Def::Inert)),
+        (Obj::FontFace, Row(names!["load"], ANYWHERE, Def::Inert)),
     ],
     any: &[
-        Row(&["document", "ownerDocument", "contentDocument"], ANYWHERE, Def::Obj(Obj::Document)),
-        Row(&["defaultView", "contentWindow", "window", "self", "top", "parent", "opener", "frames", "globalThis"], ANYWHERE, Def::Global),
-        Row(&["click"], ANYWHERE, Def::Sink(sink!("`click`"))),
-        Row(&["submit"], ANYWHERE, Def::Sink(sink!("`submit`"))),
-        Row(&["requestSubmit"], ANYWHERE, Def::Sink(sink!("`requestSubmit`"))),
-        Row(&["dispatchEvent"], ANYWHERE, Def::Effect(Effect::Dispatches(sink!("`dispatchEvent`")))),
-        Row(&["load"], ANYWHERE, Def::Sink(sink!("`load`"))),
-        Row(&["insertAdjacentHTML"], ANYWHERE, Def::Effect(Effect::Markup("`insertAdjacentHTML`", 1))),
-        Row(&["setHTMLUnsafe"], ANYWHERE, Def::Effect(Effect::Markup("`setHTMLUnsafe`", 0))),
-        Row(&["createContextualFragment"], ANYWHERE, Def::Effect(Effect::Markup("`createContextualFragment`", 0))),
-        Row(&["setAttribute"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 0 })),
+        Row(names!["document", "ownerDocument", "contentDocument"], ANYWHERE, Def::Obj(Obj::Document)),
+        Row(names!["defaultView", "contentWindow", "window", "self", "top", "parent", "opener", "frames", "globalThis"], ANYWHERE, Def::Global),
+        Row(names!["click"], ANYWHERE, Def::Sink(sink!("`click`"))),
+        Row(names!["submit"], ANYWHERE, Def::Sink(sink!("`submit`"))),
+        Row(names!["requestSubmit"], ANYWHERE, Def::Sink(sink!("`requestSubmit`"))),
+        Row(names!["dispatchEvent"], ANYWHERE, Def::Effect(Effect::Dispatches(sink!("`dispatchEvent`")))),
+        Row(names!["load"], ANYWHERE, Def::Sink(sink!("`load`"))),
+        Row(names!["insertAdjacentHTML"], ANYWHERE, Def::Effect(Effect::Markup("`insertAdjacentHTML`", 1))),
+        Row(names!["setHTMLUnsafe"], ANYWHERE, Def::Effect(Effect::Markup("`setHTMLUnsafe`", 0))),
+        Row(names!["createContextualFragment"], ANYWHERE, Def::Effect(Effect::Markup("`createContextualFragment`", 0))),
+        Row(names!["setAttribute"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 0 })),
         // `setAttributeNS(ns, name, value)` has the name second.
-        Row(&["setAttributeNS"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 1 })),
-        Row(&["getAttributeNode"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(0))),
-        Row(&["getAttributeNodeNS"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(1))),
-        Row(&["setAttributeNode", "setAttributeNodeNS"], ANYWHERE, Def::Effect(Effect::SetsAttributeNode("`setAttributeNode`"))),
-        Row(&["attributes"], ANYWHERE, Def::Obj(Obj::Attributes)),
-        Row(&["write", "writeln"], PAGE, Def::Effect(Effect::Markup("`document.write`", 0))),
-        Row(&["execCommand"], ANYWHERE, Def::Effect(Effect::Commands(&Commands { what: "`execCommand`", markup: &[("inserthtml", 2, "`execCommand('insertHTML')`")] }))),
-        Row(&["parseFromString"], ANYWHERE, Def::Effect(Effect::ParsesMarkup("`parseFromString`"))),
-        Row(&["style"], ANYWHERE, Def::Obj(Obj::Style)),
-        Row(&["getBoundingClientRect"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rect))),
-        Row(&["getClientRects"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rects))),
+        Row(names!["setAttributeNS"], ANYWHERE, Def::Effect(Effect::SetsAttribute { what: "setAttribute", name_at: 1 })),
+        Row(names!["getAttributeNode"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(0))),
+        Row(names!["getAttributeNodeNS"], ANYWHERE, Def::Effect(Effect::CreatesAttribute(1))),
+        Row(names!["setAttributeNode", "setAttributeNodeNS"], ANYWHERE, Def::Effect(Effect::SetsAttributeNode("`setAttributeNode`"))),
+        Row(names!["attributes"], ANYWHERE, Def::Obj(Obj::Attributes)),
+        Row(names!["write", "writeln"], PAGE, Def::Effect(Effect::Markup("`document.write`", 0))),
+        Row(names!["execCommand"], ANYWHERE, Def::Effect(Effect::Commands(&Commands { what: "`execCommand`", markup: &[("inserthtml", 2, "`execCommand('insertHTML')`")] }))),
+        Row(names!["parseFromString"], ANYWHERE, Def::Effect(Effect::ParsesMarkup("`parseFromString`"))),
+        Row(names!["style"], ANYWHERE, Def::Obj(Obj::Style)),
+        Row(names!["getBoundingClientRect"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rect))),
+        Row(names!["getClientRects"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Rects))),
     ],
 };
 
@@ -94,12 +94,12 @@ pub(in crate::read::script) fn is_event_handler(name: &str) -> bool {
 
 /// Tags whose `src` or `data` runs a document or script (`""`: a tag the
 /// analysis does not know).
-const CODE_TAGS: &[&str] = &["script", "iframe", "frame", "embed", "object", ""];
+const CODE_TAGS: Names = names!["script", "iframe", "frame", "embed", "object", ""];
 
 /// Whether the URL assigned to `name` on an element of `tag` (`""`: not
 /// known) is a document or script that runs.
 pub(in crate::read::script) fn loads_document(name: &str, tag: &str) -> bool {
-    matches!(name, "src" | "data") && CODE_TAGS.contains(&tag)
+    matches!(name, "src" | "data") && CODE_TAGS.contains(tag)
 }
 
 /// Whether an element of `tag` (`""`: not known) runs its text as code.
@@ -176,7 +176,7 @@ pub(in crate::read::script) const PAGE_HANDLER: &Sink =
     sink!("a call of an event handler of the page's");
 
 /// Names of properties whose assignment makes an element load a URL.
-const URL_PROPERTIES: &[&str] = &[
+const URL_PROPERTIES: Names = names![
     "src",
     "href",
     "action",
@@ -190,20 +190,20 @@ const URL_PROPERTIES: &[&str] = &[
 ];
 
 /// Properties whose assignment inserts markup.
-const MARKUP_PROPERTIES: &[&str] = &["innerHTML", "outerHTML", "srcdoc"];
+const MARKUP_PROPERTIES: Names = names!["innerHTML", "outerHTML", "srcdoc"];
 
 /// Properties whose assignment sets a script's code.
-const CODE_PROPERTIES: &[&str] = &["text", "textContent", "innerText"];
+const CODE_PROPERTIES: Names = names!["text", "textContent", "innerText"];
 
 /// Whether assigning to `name` inserts markup.
 pub(in crate::read::script) fn inserts_markup(name: &str) -> bool {
-    MARKUP_PROPERTIES.contains(&name)
+    MARKUP_PROPERTIES.contains(name)
 }
 
 /// Whether the value assigned to `name` is a URL something loads or
 /// navigates to, on some object (the walk checks it for code).
 pub(in crate::read::script) fn url_assigned(name: &str) -> bool {
-    name == "location" || URL_PROPERTIES.contains(&name)
+    name == "location" || URL_PROPERTIES.contains(name)
 }
 
 /// Properties that make no request on an element of this tag, though they
@@ -238,7 +238,7 @@ pub(in crate::read::script) enum Assigned {
 /// link or an image fetches again), a media element's `currentTime` and
 /// `preload` (a seek or a preload fetches), `style` (CSS, whose `url(…)`s
 /// load).
-const INERT_PROPERTIES: &[&str] = &[
+const INERT_PROPERTIES: Names = names![
     "textContent",
     "innerText",
     "outerText",
@@ -318,7 +318,7 @@ const INERT_PROPERTIES: &[&str] = &[
 ];
 
 /// Properties whose assignment scrolls: a lazy page loads as it scrolls.
-const SCROLL_PROPERTIES: &[&str] = &["scrollTop", "scrollLeft"];
+const SCROLL_PROPERTIES: Names = names!["scrollTop", "scrollLeft"];
 
 /// Assigning to `name` on an element the script made (`Some(tag)`, `""`
 /// when the tag is not known) or on an object the analysis cannot name
@@ -328,11 +328,11 @@ pub(in crate::read::script) fn assigned_element(tag: Option<&str>, name: &str) -
         // An element of a tag that loads nothing whatever its attributes
         // (a link, a cell, a `div`) loads nothing through a property either.
         let inert_tag = tag.is_some_and(|t| !t.is_empty() && !super::markup::loads_anything(t));
-        if SCROLL_PROPERTIES.contains(&name) {
+        if SCROLL_PROPERTIES.contains(name) {
             Assigned::Request(format!(
                 "assignment to `.{name}`, a scroll (a lazy or infinite-scroll page loads as it scrolls)"
             ))
-        } else if inert_tag || INERT_PROPERTIES.contains(&name) || is_event_handler(name) {
+        } else if inert_tag || INERT_PROPERTIES.contains(name) || is_event_handler(name) {
             Assigned::Nothing
         } else {
             Assigned::Unknown(format!(
@@ -349,7 +349,7 @@ fn assigned_known(tag: Option<&str>, name: &str) -> Option<Assigned> {
         if inert_property(tag, name) {
             return Some(Assigned::Nothing);
         }
-        if text_is_code(tag) && (CODE_PROPERTIES.contains(&name) || inserts_markup(name)) {
+        if text_is_code(tag) && (CODE_PROPERTIES.contains(name) || inserts_markup(name)) {
             return Some(Assigned::Code(format!(
                 "assignment to `.{name}` of a created script"
             )));
@@ -386,7 +386,7 @@ pub(in crate::read::script) enum Attribute {
 /// image or a picture's source choose and fetch again (`loading`,
 /// `crossorigin`, `referrerpolicy`, `sizes`, `media`), which count as
 /// possible requests.
-const INERT_ATTRIBUTES: &[&str] = &[
+const INERT_ATTRIBUTES: Names = names![
     "class",
     "id",
     "title",
@@ -498,7 +498,7 @@ const INERT_ATTRIBUTES: &[&str] = &[
 
 /// Attributes whose value is CSS, or a presentation attribute that takes a
 /// `url(…)` (SVG's paint, filters, masks).
-const STYLE_ATTRIBUTES: &[&str] = &[
+const STYLE_ATTRIBUTES: Names = names![
     "style",
     "fill",
     "stroke",
@@ -512,7 +512,7 @@ const STYLE_ATTRIBUTES: &[&str] = &[
 ];
 
 /// Attributes whose value is a URL the element loads or navigates to.
-const URL_ATTRIBUTES: &[&str] = &[
+const URL_ATTRIBUTES: Names = names![
     "src",
     "href",
     "xlink:href",
@@ -536,18 +536,18 @@ const URL_ATTRIBUTES: &[&str] = &[
 
 /// What the attribute `name` (lower case) is.
 pub(in crate::read::script) fn attribute(name: &str) -> Attribute {
-    if URL_ATTRIBUTES.contains(&name) {
+    if URL_ATTRIBUTES.contains(name) {
         Attribute::Url
     } else if name == "srcdoc" {
         Attribute::Markup
-    } else if INERT_ATTRIBUTES.contains(&name)
+    } else if INERT_ATTRIBUTES.contains(name)
         || name.starts_with("data-")
         || name.starts_with("aria-")
     {
         Attribute::Inert
     } else if is_event_handler(name) {
         Attribute::Handler
-    } else if STYLE_ATTRIBUTES.contains(&name) {
+    } else if STYLE_ATTRIBUTES.contains(name) {
         Attribute::Style
     } else {
         Attribute::Unknown
@@ -556,13 +556,13 @@ pub(in crate::read::script) fn attribute(name: &str) -> Attribute {
 
 /// Names of element properties that load a URL (`URL_PROPERTIES`) and are
 /// CSS properties too: on a style they are CSS, whose `url(…)`s count.
-const CSS_LIKE_URLS: &[&str] = &["background"];
+const CSS_LIKE_URLS: Names = names!["background"];
 
 /// Assigning to `name` on a style: a CSS property loads only through its
 /// `url(…)`s, which the walk counts in the value; any other name is read as
 /// on an element (a page object may hold anything under `style`).
 fn assigned_style(name: &str) -> Assigned {
-    if CSS_LIKE_URLS.contains(&name) {
+    if CSS_LIKE_URLS.contains(name) {
         Assigned::Nothing
     } else {
         assigned_known(None, name).unwrap_or(Assigned::Nothing)
@@ -583,7 +583,7 @@ pub(in crate::read::script) fn assigned_member(obj: Obj, name: &str) -> Option<A
 /// Properties whose accessors only change a form control's state: a
 /// framework's way to fill an input (React's native `value` setter) loads
 /// nothing through them.
-const FORM_STATE: &[&str] = &[
+const FORM_STATE: Names = names![
     "value",
     "checked",
     "selected",
@@ -596,7 +596,7 @@ const FORM_STATE: &[&str] = &[
 /// Whether the getter and setter of property `name` are known to load
 /// nothing.
 pub(in crate::read::script) fn inert_accessor(name: &str) -> bool {
-    FORM_STATE.contains(&name)
+    FORM_STATE.contains(name)
 }
 
 /// How a filter that shows text nodes only is written, as
@@ -610,7 +610,7 @@ pub(in crate::read::script) fn text_only_filter(member: Option<&str>, number: Op
 /// only a click (a `MouseEvent` or `PointerEvent` of type `click`)
 /// activates a link or a submit button. What the page's own listeners do
 /// with them is the page's code, as with any change the script makes.
-const INERT_EVENTS: &[&str] = &[
+const INERT_EVENTS: Names = names![
     "Event",
     "InputEvent",
     "FocusEvent",
@@ -618,7 +618,7 @@ const INERT_EVENTS: &[&str] = &[
     "CustomEvent",
     "UIEvent",
 ];
-const INERT_EVENT_TYPES: &[&str] = &[
+const INERT_EVENT_TYPES: Names = names![
     "input",
     "change",
     "beforeinput",
@@ -636,7 +636,7 @@ const INERT_EVENT_TYPES: &[&str] = &[
 /// Whether dispatching `new <constructor>('<kind>', …)` (or, with no
 /// constructor, an event named `kind`) loads nothing.
 pub(in crate::read::script) fn inert_event(constructor: Option<&str>, kind: &str) -> bool {
-    constructor.is_none_or(|c| INERT_EVENTS.contains(&c)) && INERT_EVENT_TYPES.contains(&kind)
+    constructor.is_none_or(|c| INERT_EVENTS.contains(c)) && INERT_EVENT_TYPES.contains(kind)
 }
 
 /// A list of rectangles holds rectangles (`getClientRects()[0]`).
@@ -689,7 +689,7 @@ pub(in crate::read::script) fn selected_tag(selector: &str) -> Option<String> {
 
 /// Methods of a list of elements (a `NodeList`, an array made from one)
 /// that call their callback with each element.
-const ITERATES_ELEMENTS: &[&str] = &[
+const ITERATES_ELEMENTS: Names = names![
     "forEach",
     "map",
     "filter",
@@ -704,7 +704,7 @@ const ITERATES_ELEMENTS: &[&str] = &[
 
 /// Methods of an array of elements that give some of the same elements
 /// (`filter`, `slice`), and `Array.from` of one list.
-const KEEPS_ELEMENTS: &[&str] = &[
+const KEEPS_ELEMENTS: Names = names![
     "filter",
     "slice",
     "toSorted",
@@ -716,11 +716,11 @@ const KEEPS_ELEMENTS: &[&str] = &[
 
 /// Whether `name` calls its callback with each element of its list.
 pub(in crate::read::script) fn iterates_elements(name: &str) -> bool {
-    ITERATES_ELEMENTS.contains(&name)
+    ITERATES_ELEMENTS.contains(name)
 }
 
 /// Whether `name` gives elements of the list it is called on (or, for
 /// `from`, of its one argument).
 pub(in crate::read::script) fn keeps_elements(name: &str) -> bool {
-    KEEPS_ELEMENTS.contains(&name)
+    KEEPS_ELEMENTS.contains(name)
 }

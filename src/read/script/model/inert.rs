@@ -25,7 +25,7 @@ pub(super) const PLATFORM: Platform = Platform {
     globals: &[
         // ECMAScript's global functions and constructors (`Object`,
         // `Promise`, `Reflect` are known objects in `language`).
-        Row(&[
+        Row(names![
             "parseInt", "parseFloat", "isNaN", "isFinite", "Number", "String", "Boolean", "Array",
             "JSON", "Math", "Date", "Intl", "RegExp", "Map", "Set", "WeakMap", "WeakSet", "WeakRef",
             "Symbol", "BigInt", "Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError",
@@ -37,7 +37,7 @@ pub(super) const PLATFORM: Platform = Platform {
             "console", "performance", "clearTimeout", "clearInterval",
         ], ANYWHERE, Def::Inert),
         // The page's globals that read or print.
-        Row(&[
+        Row(names![
             "alert", "confirm", "prompt", "requestAnimationFrame",
             "cancelAnimationFrame", "requestIdleCallback", "cancelIdleCallback", "btoa", "getSelection", "matchMedia", "innerWidth",
             "innerHeight", "outerWidth", "outerHeight", "scrollX", "scrollY", "pageXOffset",
@@ -52,19 +52,19 @@ pub(super) const PLATFORM: Platform = Platform {
             "DOMRect", "Range", "Selection", "customElements", "isSecureContext", "visualViewport",
             "Option", "name", "origin", "closed", "AudioContext", "OfflineAudioContext",
         ], PAGE, Def::Inert),
-        Row(&["scroll", "scrollTo", "scrollBy"], PAGE, Def::Sink(SCROLL)),
-        Row(&["localStorage", "sessionStorage"], PAGE, Def::Obj(Obj::Strings)),
+        Row(names!["scroll", "scrollTo", "scrollBy"], PAGE, Def::Sink(SCROLL)),
+        Row(names!["localStorage", "sessionStorage"], PAGE, Def::Obj(Obj::Strings)),
     ],
     members: &[
         // An `XMLHttpRequest`'s set-up: its `send` is the request.
         // `history`'s entries of the same document.
-        (Obj::History, Row(&["pushState", "replaceState", "state", "length", "scrollRestoration"], ANYWHERE, Def::Inert)),
-        (Obj::Xhr, Row(&["open", "setRequestHeader", "getResponseHeader", "getAllResponseHeaders", "overrideMimeType", "abort"], ANYWHERE, Def::Inert)),
+        (Obj::History, Row(names!["pushState", "replaceState", "state", "length", "scrollRestoration"], ANYWHERE, Def::Inert)),
+        (Obj::Xhr, Row(names!["open", "setRequestHeader", "getResponseHeader", "getAllResponseHeaders", "overrideMimeType", "abort"], ANYWHERE, Def::Inert)),
     ],
     any: &[
         // Arrays and iterators (`reduce` is an accumulator, `join` and
         // `concat` build strings: `language`).
-        Row(&[
+        Row(names![
             "map", "filter", "forEach", "find", "findIndex", "findLast", "findLastIndex", "some",
             "every", "flat", "flatMap", "slice", "splice", "join", "includes", "indexOf",
             "lastIndexOf", "sort", "toSorted", "reverse", "toReversed", "toSpliced",
@@ -72,7 +72,7 @@ pub(super) const PLATFORM: Platform = Platform {
             "from", "of", "isArray", "with", "next", "prototype",
         ], ANYWHERE, Def::Inert),
         // Strings, numbers, dates, regular expressions.
-        Row(&[
+        Row(names![
             "trim", "trimStart", "trimEnd", "toLowerCase", "toUpperCase", "toLocaleLowerCase",
             "toLocaleUpperCase", "split", "replace", "replaceAll", "match", "matchAll", "search",
             "startsWith", "endsWith", "padStart", "padEnd", "repeat", "substring", "substr",
@@ -88,7 +88,7 @@ pub(super) const PLATFORM: Platform = Platform {
         ], ANYWHERE, Def::Inert),
         // `Object`, `JSON`, `Math`, `Intl`, `Promise`'s statics, `Map`,
         // `Set`, `Symbol`.
-        Row(&[
+        Row(names![
             "fromEntries", "freeze", "isFrozen", "seal", "isSealed", "create", "getPrototypeOf",
             "hasOwn", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
             "getOwnPropertyNames", "getOwnPropertySymbols", "groupBy", "is", "parse", "stringify",
@@ -103,7 +103,7 @@ pub(super) const PLATFORM: Platform = Platform {
         ], ANYWHERE, Def::Inert),
         // `console`, `performance`, storage, crypto, a clipboard, text
         // codecs, a response's body, streams.
-        Row(&[
+        Row(names![
             "pipe", "pipeTo", "pipeThrough", "getReader", "getWriter", "releaseLock",
             "info", "warn", "error", "debug", "dir", "table", "group", "groupCollapsed", "groupEnd",
             "time", "timeEnd", "timeLog", "count", "trace", "assert", "mark", "measure",
@@ -112,7 +112,7 @@ pub(super) const PLATFORM: Platform = Platform {
             "encode", "decode", "json", "text", "blob", "arrayBuffer", "formData", "clone",
         ], ANYWHERE, Def::Inert),
         // The DOM's reads: attributes, queries, geometry, the tree.
-        Row(&[
+        Row(names![
             "getAttribute", "getAttributeNS", "getAttributeNames", "hasAttribute",
             "hasAttributeNS", "hasAttributes", "removeAttribute", "removeAttributeNS",
             "matches", "getElementById", "getElementsByClassName", "getElementsByName", "getRootNode",
@@ -127,7 +127,7 @@ pub(super) const PLATFORM: Platform = Platform {
         // The DOM's changes that fetch nothing: state, focus, selection,
         // events, observers, nodes moved or made (an element a script
         // creates counts where its URL or markup is set).
-        Row(&[
+        Row(names![
             "focus", "blur", "setSelectionRange", "setRangeText", "checkValidity",
             "reportValidity", "setCustomValidity", "showPicker", "reset", "remove", "removeChild",
             "toggleAttribute", "setProperty", "removeProperty", "addEventListener",
@@ -140,23 +140,23 @@ pub(super) const PLATFORM: Platform = Platform {
         ], ANYWHERE, Def::Inert),
         // jQuery's reads and state (its insertions and `attr` are
         // `libraries`).
-        Row(&[
+        Row(names![
             "each", "val", "data", "addClass", "removeClass", "toggleClass", "hasClass",
             "hide", "first", "last", "eq", "parents", "children", "siblings",
             "prev", "toArray", "index", "on", "off", "one", "ready", "width", "height", "offset",
             "position", "serialize", "serializeArray", "not", "end", "addBack", "removeData",
             "appendTo", "prependTo", "insertAfter",
         ], PAGE, Def::Inert),
-        Row(&["dataset"], ANYWHERE, Def::Obj(Obj::Strings)),
+        Row(names!["dataset"], ANYWHERE, Def::Obj(Obj::Strings)),
         // Queries: elements of the tag their selector names.
-        Row(&["querySelector", "querySelectorAll", "closest", "getElementsByTagName"], ANYWHERE, Def::Effect(Effect::Selects(0))),
+        Row(names!["querySelector", "querySelectorAll", "closest", "getElementsByTagName"], ANYWHERE, Def::Effect(Effect::Selects(0))),
         // XPath's `document.evaluate` and an array's `fill`, in the page
         // (on the Playwright server they run code and type).
-        Row(&["evaluate", "fill"], PAGE, Def::Inert),
-        Row(&["scroll", "scrollTo", "scrollBy", "scrollIntoView", "scrollIntoViewIfNeeded"], ANYWHERE, Def::Sink(SCROLL)),
+        Row(names!["evaluate", "fill"], PAGE, Def::Inert),
+        Row(names!["scroll", "scrollTo", "scrollBy", "scrollIntoView", "scrollIntoViewIfNeeded"], ANYWHERE, Def::Sink(SCROLL)),
         // Playwright's reads and waits, on pages, frames, locators and
         // handles.
-        Row(&[
+        Row(names![
             "locator", "getByRole", "getByText", "getByLabel", "getByPlaceholder", "getByTestId",
             "getByAltText", "getByTitle", "first", "last", "nth", "and", "or", "inputValue",
             "innerHTML", "isVisible", "isHidden", "isChecked", "isEnabled", "isDisabled",
@@ -176,7 +176,7 @@ pub(super) const PLATFORM: Platform = Platform {
 /// a promise's callbacks, a frame or an event's): a method of the page the
 /// model does not know, handed to one, is called, and counts as a possible
 /// request each time.
-const CALL_BACK: &[&str] = &[
+const CALL_BACK: Names = names![
     "forEach",
     "map",
     "filter",
@@ -207,5 +207,5 @@ const CALL_BACK: &[&str] = &[
 
 /// Whether a call of `name` calls the functions handed to it.
 pub(super) fn calls_back(name: &str) -> bool {
-    CALL_BACK.contains(&name)
+    CALL_BACK.contains(name)
 }

@@ -11,49 +11,49 @@ pub(super) const DESCRIPTOR: &str = "a property descriptor's getter or setter (s
 #[rustfmt::skip]
 pub(super) const PLATFORM: Platform = Platform {
     globals: &[
-        Row(&["eval"], ANYWHERE, Def::Opaque("`eval`")),
-        Row(&["Function"], ANYWHERE, Def::Opaque("`Function`")),
-        Row(&["Reflect"], ANYWHERE, Def::Obj(Obj::Reflect)),
-        Row(&["Promise"], ANYWHERE, Def::Obj(Obj::Promise)),
-        Row(&["Object"], ANYWHERE, Def::Obj(Obj::Object)),
+        Row(names!["eval"], ANYWHERE, Def::Opaque("`eval`")),
+        Row(names!["Function"], ANYWHERE, Def::Opaque("`Function`")),
+        Row(names!["Reflect"], ANYWHERE, Def::Obj(Obj::Reflect)),
+        Row(names!["Promise"], ANYWHERE, Def::Obj(Obj::Promise)),
+        Row(names!["Object"], ANYWHERE, Def::Obj(Obj::Object)),
         // Text made from text: folded where the input is known.
-        Row(&["atob"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::Base64)))),
-        Row(&["decodeURIComponent"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::Component)))),
-        Row(&["decodeURI"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::Uri)))),
-        Row(&["unescape"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::Unescape)))),
+        Row(names!["atob"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::Base64)))),
+        Row(names!["decodeURIComponent"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::Component)))),
+        Row(names!["decodeURI"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::Uri)))),
+        Row(names!["unescape"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::Unescape)))),
     ],
     members: &[
-        (Obj::Object, Row(&["assign"], ANYWHERE, Def::Effect(Effect::CopiesProperties("`Object.assign`")))),
-        (Obj::Object, Row(&["getOwnPropertyDescriptor"], ANYWHERE, Def::Effect(Effect::DescribesProperty(DESCRIPTOR)))),
-        (Obj::Reflect, Row(&["getOwnPropertyDescriptor"], ANYWHERE, Def::Effect(Effect::DescribesProperty(DESCRIPTOR)))),
-        (Obj::Object, Row(&["getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
-        (Obj::Reflect, Row(&["getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
-        (Obj::Reflect, Row(&["set"], ANYWHERE, Def::Effect(Effect::SetsMember))),
-        (Obj::Reflect, Row(&["apply"], ANYWHERE, Def::Effect(Effect::CallsArgument { construct: false, how: "runs as an argument of `Reflect.{name}` ({at})" }))),
-        (Obj::Reflect, Row(&["construct"], ANYWHERE, Def::Effect(Effect::CallsArgument { construct: true, how: "runs as an argument of `Reflect.{name}` ({at})" }))),
-        (Obj::Reflect, Row(&["get"], ANYWHERE, Def::Effect(Effect::GetsMember))),
+        (Obj::Object, Row(names!["assign"], ANYWHERE, Def::Effect(Effect::CopiesProperties("`Object.assign`")))),
+        (Obj::Object, Row(names!["getOwnPropertyDescriptor"], ANYWHERE, Def::Effect(Effect::DescribesProperty(DESCRIPTOR)))),
+        (Obj::Reflect, Row(names!["getOwnPropertyDescriptor"], ANYWHERE, Def::Effect(Effect::DescribesProperty(DESCRIPTOR)))),
+        (Obj::Object, Row(names!["getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
+        (Obj::Reflect, Row(names!["getOwnPropertyDescriptors"], ANYWHERE, Def::Opaque(DESCRIPTOR))),
+        (Obj::Reflect, Row(names!["set"], ANYWHERE, Def::Effect(Effect::SetsMember))),
+        (Obj::Reflect, Row(names!["apply"], ANYWHERE, Def::Effect(Effect::CallsArgument { construct: false, how: "runs as an argument of `Reflect.{name}` ({at})" }))),
+        (Obj::Reflect, Row(names!["construct"], ANYWHERE, Def::Effect(Effect::CallsArgument { construct: true, how: "runs as an argument of `Reflect.{name}` ({at})" }))),
+        (Obj::Reflect, Row(names!["get"], ANYWHERE, Def::Effect(Effect::GetsMember))),
     ],
     any: &[
-        Row(&["__lookupSetter__", "__lookupGetter__"], ANYWHERE, Def::Opaque(DESCRIPTOR)),
+        Row(names!["__lookupSetter__", "__lookupGetter__"], ANYWHERE, Def::Opaque(DESCRIPTOR)),
         // An array's: the callback's first argument is the accumulator.
         Row(ACCUMULATORS, ANYWHERE, Def::Effect(Effect::Accumulates)),
         // `String.fromCharCode`, `String.prototype.concat` (an array's
         // `concat` makes no text: only a string receiver is folded).
-        Row(&["fromCharCode"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::CharCodes)))),
-        Row(&["fromCodePoint"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::CodePoints)))),
-        Row(&["concat"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Concat))),
+        Row(names!["fromCharCode"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::CharCodes)))),
+        Row(names!["fromCodePoint"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Decodes(Decoding::CodePoints)))),
+        Row(names!["concat"], ANYWHERE, Def::Effect(Effect::Text(TextOp::Concat))),
     ],
 };
 
 /// An array's methods that hand their callback an accumulator.
-const ACCUMULATORS: &[&str] = &["reduce", "reduceRight"];
+const ACCUMULATORS: Names = names!["reduce", "reduceRight"];
 
 /// Member `name` of an object made by a literal (`[…]`, `{}`): the
 /// language's own methods, of which the model knows the accumulators; any
 /// other is page data.
 pub(super) fn plain_member(name: &str) -> Option<Def> {
     ACCUMULATORS
-        .contains(&name)
+        .contains(name)
         .then_some(Def::Effect(Effect::Accumulates))
 }
 
@@ -136,7 +136,7 @@ pub(in crate::read::script) fn string_builder(name: &str) -> Option<Builder> {
 
 /// Methods and properties of a string that give no text (a number, a
 /// truth value): reading them off a known string makes no URL.
-const NOT_TEXT: &[&str] = &[
+const NOT_TEXT: Names = names![
     "length",
     "indexOf",
     "lastIndexOf",
@@ -154,7 +154,7 @@ const NOT_TEXT: &[&str] = &[
 /// (`None`, page data); any other a method that makes text from it, which
 /// [`fold_method`] folds where it can.
 pub(in crate::read::script) fn string_member(name: &str) -> Option<Def> {
-    if NOT_TEXT.contains(&name) || name.bytes().all(|b| b.is_ascii_digit()) {
+    if NOT_TEXT.contains(name) || name.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     Some(Def::Effect(Effect::Text(if name == "concat" {

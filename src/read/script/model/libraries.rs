@@ -5,33 +5,33 @@ use super::*;
 #[rustfmt::skip]
 pub(super) const PLATFORM: Platform = Platform {
     globals: &[
-        Row(&["axios"], ANYWHERE, Def::Obj(Obj::Axios)),
-        Row(&["$", "jQuery"], ANYWHERE, Def::Obj(Obj::JQuery)),
+        Row(names!["axios"], ANYWHERE, Def::Obj(Obj::Axios)),
+        Row(names!["$", "jQuery"], ANYWHERE, Def::Obj(Obj::JQuery)),
     ],
     members: &[
-        (Obj::Axios, Row(&["request", "get", "delete", "head", "options", "post", "put", "patch", "postForm", "putForm", "patchForm"], ANYWHERE, Def::Sink(AXIOS))),
-        (Obj::Axios, Row(&["create"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Axios)))),
-        (Obj::JQuery, Row(&["get", "post", "ajax", "getJSON", "getScript", "load"], ANYWHERE, Def::Sink(sink!("`jQuery` request")))),
-        (Obj::JQuery, Row(&["globalEval"], ANYWHERE, Def::Opaque("`jQuery.globalEval`"))),
+        (Obj::Axios, Row(names!["request", "get", "delete", "head", "options", "post", "put", "patch", "postForm", "putForm", "patchForm"], ANYWHERE, Def::Sink(AXIOS))),
+        (Obj::Axios, Row(names!["create"], ANYWHERE, Def::Effect(Effect::Returns(Obj::Axios)))),
+        (Obj::JQuery, Row(names!["get", "post", "ajax", "getJSON", "getScript", "load"], ANYWHERE, Def::Sink(sink!("`jQuery` request")))),
+        (Obj::JQuery, Row(names!["globalEval"], ANYWHERE, Def::Opaque("`jQuery.globalEval`"))),
     ],
     any: &[
-        Row(&["getJSON"], ANYWHERE, Def::Sink(sink!("`getJSON`"))),
-        Row(&["getScript"], ANYWHERE, Def::Sink(sink!("`getScript`"))),
-        Row(&["ajax"], ANYWHERE, Def::Sink(sink!("`ajax`"))),
+        Row(names!["getJSON"], ANYWHERE, Def::Sink(sink!("`getJSON`"))),
+        Row(names!["getScript"], ANYWHERE, Def::Sink(sink!("`getScript`"))),
+        Row(names!["ajax"], ANYWHERE, Def::Sink(sink!("`ajax`"))),
         // `attr('src', u)` or `attr({ src: u })`. One URL set on every
         // matched element is fetched once (Chromium: four images given one
         // new `src`, even uncacheable, made one request); a function value
         // is called for each element and may give each its own: four.
-        Row(&["attr", "prop"], ANYWHERE, Def::Effect(Effect::SetsProperties("`attr`"))),
+        Row(names!["attr", "prop"], ANYWHERE, Def::Effect(Effect::SetsProperties("`attr`"))),
         // `css('background-image', v)` or `css({ … })`: the same, for CSS.
-        Row(&["css"], ANYWHERE, Def::Effect(Effect::SetsStyle)),
+        Row(names!["css"], ANYWHERE, Def::Effect(Effect::SetsStyle)),
         // jQuery reads a string as markup; the DOM's own `append`, `after`…
         // insert it as text, which counts nothing.
-        Row(&["append", "prepend", "after", "before", "replaceWith", "wrap", "wrapAll", "wrapInner"], ANYWHERE, Def::Effect(Effect::InsertsContent("jQuery's insertion", false))),
-        Row(&["html"], ANYWHERE, Def::Effect(Effect::InsertsContent("jQuery's `html`", true))),
+        Row(names!["append", "prepend", "after", "before", "replaceWith", "wrap", "wrapAll", "wrapInner"], ANYWHERE, Def::Effect(Effect::InsertsContent("jQuery's insertion", false))),
+        Row(names!["html"], ANYWHERE, Def::Effect(Effect::InsertsContent("jQuery's `html`", true))),
         // They run the page's handlers for the event.
         // An input or change event triggered loads nothing, as dispatched.
-        Row(&["trigger", "triggerHandler"], ANYWHERE, Def::Effect(Effect::Dispatches(sink!("jQuery's `trigger`")))),
+        Row(names!["trigger", "triggerHandler"], ANYWHERE, Def::Effect(Effect::Dispatches(sink!("jQuery's `trigger`")))),
     ],
 };
 

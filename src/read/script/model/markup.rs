@@ -55,13 +55,14 @@ pub(in crate::read::script) enum When {
 /// slot are one load between them (`img`'s `src` and `srcset` load one
 /// image); other slots load apart (`video`'s `src` and `poster`: two).
 pub(in crate::read::script) struct Load(
-    pub(in crate::read::script) &'static [&'static str],
+    pub(in crate::read::script) Names,
     pub(in crate::read::script) &'static str,
     pub(in crate::read::script) Fetch,
     pub(in crate::read::script) When,
     pub(in crate::read::script) u8,
 );
 
+use crate::names::{Names, names};
 use Fetch::*;
 use When::*;
 
@@ -69,46 +70,46 @@ use When::*;
 /// element's section; SVG 2 for `image`, `use`, `feImage`, `script`).
 #[rustfmt::skip]
 pub(in crate::read::script) const LOADS: &[Load] = &[
-    Load(&["img"], "src", Url, Always, 0),
-    Load(&["img"], "srcset", Url, Always, 0),
+    Load(names!["img"], "src", Url, Always, 0),
+    Load(names!["img"], "srcset", Url, Always, 0),
     // `<picture>`'s `<source srcset>` only offers candidates to its `<img>`,
     // which loads one; `<source src>` is a media element's resource.
-    Load(&["source"], "src", Url, Always, 0),
-    Load(&["video"], "src", Url, Always, 0),
-    Load(&["video"], "poster", Url, Always, 1),
-    Load(&["audio"], "src", Url, Always, 0),
-    Load(&["track"], "src", Url, Always, 0),
-    Load(&["iframe"], "src", Frame, NoSrcdoc, 0),
-    Load(&["iframe"], "srcdoc", Document, Always, 0),
-    Load(&["frame"], "src", Frame, Always, 0),
-    Load(&["portal"], "src", Frame, Always, 0),
-    Load(&["object"], "data", Frame, Always, 0),
-    Load(&["embed"], "src", Frame, Always, 0),
-    Load(&["script"], "src", Script, Always, 0),
+    Load(names!["source"], "src", Url, Always, 0),
+    Load(names!["video"], "src", Url, Always, 0),
+    Load(names!["video"], "poster", Url, Always, 1),
+    Load(names!["audio"], "src", Url, Always, 0),
+    Load(names!["track"], "src", Url, Always, 0),
+    Load(names!["iframe"], "src", Frame, NoSrcdoc, 0),
+    Load(names!["iframe"], "srcdoc", Document, Always, 0),
+    Load(names!["frame"], "src", Frame, Always, 0),
+    Load(names!["portal"], "src", Frame, Always, 0),
+    Load(names!["object"], "data", Frame, Always, 0),
+    Load(names!["embed"], "src", Frame, Always, 0),
+    Load(names!["script"], "src", Script, Always, 0),
     // SVG's `<script>` names its file with `href`.
-    Load(&["script"], "href", Script, Always, 0),
-    Load(&["script"], "xlink:href", Script, Always, 0),
-    Load(&["link"], "href", Url, RelLoads, 0),
-    Load(&["link"], "imagesrcset", Url, RelLoads, 0),
-    Load(&["input"], "src", Url, Type("image"), 0),
-    Load(&["meta"], "content", Refresh, HttpEquiv("refresh"), 0),
-    Load(&["base"], "href", Base, Always, 0),
-    Load(&["a", "area"], "href", OnAction, Always, 0),
-    Load(&["a", "area"], "ping", OnAction, Always, 0),
-    Load(&["form"], "action", OnAction, Always, 0),
-    Load(&["button", "input"], "formaction", OnAction, Always, 0),
+    Load(names!["script"], "href", Script, Always, 0),
+    Load(names!["script"], "xlink:href", Script, Always, 0),
+    Load(names!["link"], "href", Url, RelLoads, 0),
+    Load(names!["link"], "imagesrcset", Url, RelLoads, 0),
+    Load(names!["input"], "src", Url, Type("image"), 0),
+    Load(names!["meta"], "content", Refresh, HttpEquiv("refresh"), 0),
+    Load(names!["base"], "href", Base, Always, 0),
+    Load(names!["a", "area"], "href", OnAction, Always, 0),
+    Load(names!["a", "area"], "ping", OnAction, Always, 0),
+    Load(names!["form"], "action", OnAction, Always, 0),
+    Load(names!["button", "input"], "formaction", OnAction, Always, 0),
     // The legacy `background` image of `body`, `table`, `td`, `th`.
-    Load(&["body", "table", "thead", "tbody", "tfoot", "tr", "td", "th"], "background", Url, Always, 1),
+    Load(names!["body", "table", "thead", "tbody", "tfoot", "tr", "td", "th"], "background", Url, Always, 1),
     // SVG: an image, a `use` of another file's element, a filter's image,
     // a script.
-    Load(&["image", "feimage"], "href", Url, Always, 0),
-    Load(&["image", "feimage"], "xlink:href", Url, Always, 0),
-    Load(&["use"], "href", Url, External, 0),
-    Load(&["use"], "xlink:href", Url, External, 0),
+    Load(names!["image", "feimage"], "href", Url, Always, 0),
+    Load(names!["image", "feimage"], "xlink:href", Url, Always, 0),
+    Load(names!["use"], "href", Url, External, 0),
+    Load(names!["use"], "xlink:href", Url, External, 0),
     // SMIL sets an image's `href` to each value it animates through.
-    Load(&["set", "animate"], "to", Url, AnimatesUrl, 0),
-    Load(&["animate"], "from", Url, AnimatesUrl, 1),
-    Load(&["animate"], "values", Url, AnimatesUrl, 2),
+    Load(names!["set", "animate"], "to", Url, AnimatesUrl, 0),
+    Load(names!["animate"], "from", Url, AnimatesUrl, 1),
+    Load(names!["animate"], "values", Url, AnimatesUrl, 2),
 ];
 
 /// Whether some attribute of an element of `tag` loads when it is set
@@ -116,7 +117,7 @@ pub(in crate::read::script) const LOADS: &[Load] = &[
 pub(in crate::read::script) fn loads_anything(tag: &str) -> bool {
     LOADS
         .iter()
-        .any(|Load(tags, _, fetch, _, _)| *fetch != OnAction && tags.contains(&tag))
+        .any(|Load(tags, _, fetch, _, _)| *fetch != OnAction && tags.contains(tag))
 }
 
 /// Elements whose text is code or CSS.
@@ -144,7 +145,7 @@ pub(in crate::read::script) fn text_of(tag: &str) -> Option<Text> {
 /// DNS, not the site). A `<link>` with any other keyword (`stylesheet`,
 /// `icon`, `preload`, `prefetch`, `modulepreload`, `preconnect`,
 /// `manifest`, one this list does not know) counts as a load.
-const REL_INERT: &[&str] = &[
+const REL_INERT: Names = names![
     "alternate",
     "author",
     "bookmark",
@@ -179,7 +180,7 @@ pub(in crate::read::script) fn rel_loads(rel: &str) -> bool {
 /// `application/json`, `importmap`) is a data block, which runs nothing
 /// (`speculationrules` is read apart: it prefetches).
 pub(in crate::read::script) fn runs_as_script(kind: Option<&str>) -> bool {
-    const JS: &[&str] = &[
+    const JS: Names = names![
         "",
         "module",
         "application/ecmascript",
@@ -221,7 +222,7 @@ pub(in crate::read::script) fn handler_runs_once(name: &str) -> bool {
 /// break out ("any other start tag" in foreign content keeps it foreign).
 /// `font` breaks out only with `color`, `face` or `size`.
 pub(in crate::read::script) fn breaks_out(tag: &str) -> bool {
-    const OUT: &[&str] = &[
+    const OUT: Names = names![
         "b",
         "big",
         "blockquote",
@@ -267,7 +268,7 @@ pub(in crate::read::script) fn breaks_out(tag: &str) -> bool {
         "ul",
         "var",
     ];
-    OUT.contains(&tag)
+    OUT.contains(tag)
 }
 
 /// SVG and MathML elements inside which markup is HTML again (HTML

@@ -97,6 +97,7 @@ use std::{collections::HashMap, sync::OnceLock};
 use rustc_hash::FxBuildHasher;
 
 use super::Env;
+use crate::names::{Names, names};
 
 mod dom;
 mod inert;
@@ -424,11 +425,7 @@ pub(super) enum Def {
 
 /// One row of a table: the names it holds for, the environment it holds in
 /// (`None`: both), and what they are.
-pub(super) struct Row(
-    pub(super) &'static [&'static str],
-    pub(super) Option<Env>,
-    pub(super) Def,
-);
+pub(super) struct Row(pub(super) Names, pub(super) Option<Env>, pub(super) Def);
 
 /// Only in a page.
 const PAGE: Option<Env> = Some(Env::Page);
@@ -499,7 +496,7 @@ fn names_of(
         PLATFORMS
             .iter()
             .flat_map(move |p| which(p).iter())
-            .flat_map(|row| row.0.iter().map(move |n| (*n, row))),
+            .flat_map(|row| row.0.iter().map(move |n| (n, row))),
     )
 }
 
@@ -554,7 +551,7 @@ impl Filter {
                 };
                 let mut n = 0;
                 while n < names.len() {
-                    let (a, b) = slots(names[n].as_bytes());
+                    let (a, b) = slots(names.get(n).as_bytes());
                     bits[a / 64] |= 1 << (a % 64);
                     bits[b / 64] |= 1 << (b % 64);
                     n += 1;
@@ -613,7 +610,7 @@ fn scan_members(obj: Obj, name: &str, env: Env) -> Option<Def> {
                 PLATFORMS
                     .iter()
                     .flat_map(|p| p.members.iter())
-                    .flat_map(|(obj, row)| row.0.iter().map(move |n| ((*obj, *n), row))),
+                    .flat_map(|(obj, row)| row.0.iter().map(move |n| ((*obj, n), row))),
             )
         })
         .get(&(obj, name))?[slot(env)]

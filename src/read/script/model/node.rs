@@ -6,12 +6,12 @@ use super::*;
 #[rustfmt::skip]
 pub(super) const PLATFORM: Platform = Platform {
     globals: &[
-        Row(&["require"], SERVER, Def::Opaque("`require`")),
-        Row(&["process"], SERVER, Def::Opaque("Node's `process`")),
+        Row(names!["require"], SERVER, Def::Opaque("`require`")),
+        Row(names!["process"], SERVER, Def::Opaque("Node's `process`")),
     ],
     members: &[],
     // `process.mainModule.require`, `process.binding`.
-    any: &[Row(&["require", "binding", "_linkedBinding", "dlopen"], SERVER, Def::Opaque("a Node module or binding"))],
+    any: &[Row(names!["require", "binding", "_linkedBinding", "dlopen"], SERVER, Def::Opaque("a Node module or binding"))],
 };
 
 /// Whether `import(name)` of a name that is not a URL loads a module of

@@ -7,65 +7,65 @@ use super::*;
 #[rustfmt::skip]
 pub(super) const PLATFORM: Platform = Platform {
     globals: &[
-        Row(&["page"], SERVER, Def::Obj(Obj::Page)),
-        Row(&["context"], SERVER, Def::Obj(Obj::BrowserContext)),
+        Row(names!["page"], SERVER, Def::Obj(Obj::Page)),
+        Row(names!["context"], SERVER, Def::Obj(Obj::BrowserContext)),
     ],
     members: &[
         // The button's release is the click; a key's press is where Enter
         // submits a form or follows a link.
-        (Obj::Mouse, Row(&["up"], SERVER, Def::Sink(sink!("`mouse.up`, a click")))),
-        (Obj::Mouse, Row(&["down", "move", "wheel"], SERVER, Def::Inert)),
-        (Obj::Keyboard, Row(&["down"], SERVER, Def::Sink(sink!("`keyboard.down`, a key that can submit or follow a link")))),
-        (Obj::Keyboard, Row(&["up"], SERVER, Def::Inert)),
-        (Obj::Page, Row(&["request"], ANYWHERE, Def::Obj(Obj::ApiRequest))),
-        (Obj::BrowserContext, Row(&["request"], ANYWHERE, Def::Obj(Obj::ApiRequest))),
-        (Obj::ApiRequest, Row(&["get", "post", "put", "patch", "delete", "head", "fetch"], ANYWHERE, Def::Sink(sink!("`request`")))),
-        (Obj::ApiRequest, Row(&["newContext"], ANYWHERE, Def::Effect(Effect::Returns(Obj::ApiRequest)))),
+        (Obj::Mouse, Row(names!["up"], SERVER, Def::Sink(sink!("`mouse.up`, a click")))),
+        (Obj::Mouse, Row(names!["down", "move", "wheel"], SERVER, Def::Inert)),
+        (Obj::Keyboard, Row(names!["down"], SERVER, Def::Sink(sink!("`keyboard.down`, a key that can submit or follow a link")))),
+        (Obj::Keyboard, Row(names!["up"], SERVER, Def::Inert)),
+        (Obj::Page, Row(names!["request"], ANYWHERE, Def::Obj(Obj::ApiRequest))),
+        (Obj::BrowserContext, Row(names!["request"], ANYWHERE, Def::Obj(Obj::ApiRequest))),
+        (Obj::ApiRequest, Row(names!["get", "post", "put", "patch", "delete", "head", "fetch"], ANYWHERE, Def::Sink(sink!("`request`")))),
+        (Obj::ApiRequest, Row(names!["newContext"], ANYWHERE, Def::Effect(Effect::Returns(Obj::ApiRequest)))),
     ],
     // On any object of the server side: Playwright's methods are on pages,
     // frames, locators and element handles alike. (`reload` is the page's
     // too; the navigation row names it for every object.)
     any: &[
-        Row(&["goto"], SERVER, Def::Sink(sink!("`page.goto`"))),
-        Row(&["goBack"], SERVER, Def::Sink(sink!("`page.goBack`"))),
-        Row(&["goForward"], SERVER, Def::Sink(sink!("`page.goForward`"))),
-        Row(&["dblclick"], SERVER, Def::Sink(sink!("`dblclick`"))),
-        Row(&["tap"], SERVER, Def::Sink(sink!("`tap`"))),
+        Row(names!["goto"], SERVER, Def::Sink(sink!("`page.goto`"))),
+        Row(names!["goBack"], SERVER, Def::Sink(sink!("`page.goBack`"))),
+        Row(names!["goForward"], SERVER, Def::Sink(sink!("`page.goForward`"))),
+        Row(names!["dblclick"], SERVER, Def::Sink(sink!("`dblclick`"))),
+        Row(names!["tap"], SERVER, Def::Sink(sink!("`tap`"))),
         // Input actions: what `browser_fill_form` does field by field; those
         // of one call count as one possible request (the page's handlers
         // may fetch), and a click or key after them as another.
-        Row(&["fill"], SERVER, Def::Sink(sink!("`fill`", input))),
-        Row(&["press"], SERVER, Def::Sink(sink!("`press`"))),
-        Row(&["pressSequentially"], SERVER, Def::Sink(sink!("`pressSequentially`"))),
-        Row(&["type"], SERVER, Def::Sink(sink!("`type`"))),
-        Row(&["insertText"], SERVER, Def::Sink(sink!("`insertText`"))),
-        Row(&["check"], SERVER, Def::Sink(sink!("`check`", input))),
-        Row(&["uncheck"], SERVER, Def::Sink(sink!("`uncheck`", input))),
-        Row(&["setChecked"], SERVER, Def::Sink(sink!("`setChecked`", input))),
-        Row(&["selectOption"], SERVER, Def::Sink(sink!("`selectOption`", input))),
-        Row(&["setInputFiles"], SERVER, Def::Sink(sink!("`setInputFiles`"))),
-        Row(&["dragTo"], SERVER, Def::Sink(sink!("`dragTo`"))),
-        Row(&["dragAndDrop"], SERVER, Def::Sink(sink!("`dragAndDrop`"))),
-        Row(&["setContent"], SERVER, Def::Effect(Effect::Markup("`page.setContent`", 0))),
-        Row(&["addScriptTag"], SERVER, Def::Opaque("`page.addScriptTag`, whose script the analysis does not read")),
-        Row(&["addStyleTag"], SERVER, Def::Sink(sink!("`page.addStyleTag`"))),
+        Row(names!["fill"], SERVER, Def::Sink(sink!("`fill`", input))),
+        Row(names!["press"], SERVER, Def::Sink(sink!("`press`"))),
+        Row(names!["pressSequentially"], SERVER, Def::Sink(sink!("`pressSequentially`"))),
+        Row(names!["type"], SERVER, Def::Sink(sink!("`type`"))),
+        Row(names!["insertText"], SERVER, Def::Sink(sink!("`insertText`"))),
+        Row(names!["check"], SERVER, Def::Sink(sink!("`check`", input))),
+        Row(names!["uncheck"], SERVER, Def::Sink(sink!("`uncheck`", input))),
+        Row(names!["setChecked"], SERVER, Def::Sink(sink!("`setChecked`", input))),
+        Row(names!["selectOption"], SERVER, Def::Sink(sink!("`selectOption`", input))),
+        Row(names!["setInputFiles"], SERVER, Def::Sink(sink!("`setInputFiles`"))),
+        Row(names!["dragTo"], SERVER, Def::Sink(sink!("`dragTo`"))),
+        Row(names!["dragAndDrop"], SERVER, Def::Sink(sink!("`dragAndDrop`"))),
+        Row(names!["setContent"], SERVER, Def::Effect(Effect::Markup("`page.setContent`", 0))),
+        Row(names!["addScriptTag"], SERVER, Def::Opaque("`page.addScriptTag`, whose script the analysis does not read")),
+        Row(names!["addStyleTag"], SERVER, Def::Sink(sink!("`page.addStyleTag`"))),
         // They wait for a navigation; they start none.
-        Row(&["waitForURL", "waitForNavigation", "waitForLoadState"], SERVER, Def::Inert),
-        Row(&["evaluate", "evaluateAll", "evaluateHandle"], SERVER, Def::Effect(Effect::RunsInPage(0))),
+        Row(names!["waitForURL", "waitForNavigation", "waitForLoadState"], SERVER, Def::Inert),
+        Row(names!["evaluate", "evaluateAll", "evaluateHandle"], SERVER, Def::Effect(Effect::RunsInPage(0))),
         // Polled until it gives a true value: any number of times.
-        Row(&["waitForFunction"], SERVER, Def::Effect(Effect::PollsInPage(0))),
-        Row(&["mouse"], SERVER, Def::Obj(Obj::Mouse)),
-        Row(&["keyboard"], SERVER, Def::Obj(Obj::Keyboard)),
+        Row(names!["waitForFunction"], SERVER, Def::Effect(Effect::PollsInPage(0))),
+        Row(names!["mouse"], SERVER, Def::Obj(Obj::Mouse)),
+        Row(names!["keyboard"], SERVER, Def::Obj(Obj::Keyboard)),
         // A CDP session's command, or a socket's message.
-        Row(&["send"], SERVER, Def::Effect(Effect::Devtools(super::network::SEND))),
-        Row(&["$eval", "$$eval"], SERVER, Def::Effect(Effect::RunsInPage(1))),
-        Row(&["addInitScript"], SERVER, Def::Effect(Effect::RunsInEveryPage)),
+        Row(names!["send"], SERVER, Def::Effect(Effect::Devtools(super::network::SEND))),
+        Row(names!["$eval", "$$eval"], SERVER, Def::Effect(Effect::RunsInPage(1))),
+        Row(names!["addInitScript"], SERVER, Def::Effect(Effect::RunsInEveryPage)),
         // A route's answer: markup is a document whose subresources load
         // (the route's handler runs for every request it matches).
-        Row(&["fulfill"], SERVER, Def::Effect(Effect::Fulfills)),
-        Row(&["request"], SERVER, Def::Obj(Obj::ApiRequest)),
-        Row(&["context"], SERVER, Def::Effect(Effect::Returns(Obj::BrowserContext))),
-        Row(&["newPage", "mainFrame", "page"], SERVER, Def::Effect(Effect::Returns(Obj::Page))),
+        Row(names!["fulfill"], SERVER, Def::Effect(Effect::Fulfills)),
+        Row(names!["request"], SERVER, Def::Obj(Obj::ApiRequest)),
+        Row(names!["context"], SERVER, Def::Effect(Effect::Returns(Obj::BrowserContext))),
+        Row(names!["newPage", "mainFrame", "page"], SERVER, Def::Effect(Effect::Returns(Obj::Page))),
     ],
 };
 
@@ -86,7 +86,7 @@ pub(in crate::read::script) enum Devtools {
 }
 
 /// Commands that read the page or set how the browser behaves.
-const INERT_DEVTOOLS: &[&str] = &[
+const INERT_DEVTOOLS: Names = names![
     "Page.captureScreenshot",
     "Page.getLayoutMetrics",
     "Page.getFrameTree",
@@ -115,7 +115,7 @@ const INERT_DEVTOOLS: &[&str] = &[
 ];
 
 /// Commands that start a request or act as a user would.
-const REQUEST_DEVTOOLS: &[&str] = &[
+const REQUEST_DEVTOOLS: Names = names![
     "Page.navigate",
     "Page.reload",
     "Page.navigateToHistoryEntry",
@@ -138,8 +138,8 @@ pub(in crate::read::script) fn devtools(method: &str) -> Devtools {
             Devtools::Opaque
         }
         m if m.starts_with("Debugger.") => Devtools::Opaque,
-        m if REQUEST_DEVTOOLS.contains(&m) => Devtools::Request,
-        m if INERT_DEVTOOLS.contains(&m)
+        m if REQUEST_DEVTOOLS.contains(m) => Devtools::Request,
+        m if INERT_DEVTOOLS.contains(m)
             || m.ends_with(".enable")
             || m.ends_with(".disable")
             || m.starts_with("Emulation.")

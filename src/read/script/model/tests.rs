@@ -8,13 +8,13 @@ fn names() -> Vec<(String, Option<Env>, &'static str)> {
     let mut out = Vec::new();
     for p in PLATFORMS {
         for Row(names, env, _) in p.globals {
-            out.extend(names.iter().map(|n| ("globals".to_owned(), *env, *n)));
+            out.extend(names.iter().map(|n| ("globals".to_owned(), *env, n)));
         }
         for (obj, Row(names, env, _)) in p.members {
-            out.extend(names.iter().map(|n| (format!("{obj:?}"), *env, *n)));
+            out.extend(names.iter().map(|n| (format!("{obj:?}"), *env, n)));
         }
         for Row(names, env, _) in p.any {
-            out.extend(names.iter().map(|n| ("any".to_owned(), *env, *n)));
+            out.extend(names.iter().map(|n| ("any".to_owned(), *env, n)));
         }
     }
     out
@@ -72,17 +72,17 @@ fn script_model_every_row_is_what_its_names_are_looked_up_as() {
         for env in [Env::Page, Env::PlaywrightServer] {
             let holds = |only: &Option<Env>| only.is_none_or(|e| e == env);
             for Row(names, _, def) in p.globals.iter().filter(|r| holds(&r.1)) {
-                for n in *names {
+                for n in names.iter() {
                     assert_eq!(global(n, env), Some(*def), "global `{n}` in {env:?}");
                 }
             }
             for (obj, Row(names, _, def)) in p.members.iter().filter(|m| holds(&m.1.1)) {
-                for n in *names {
+                for n in names.iter() {
                     assert_eq!(member(*obj, n, env), Some(*def), "{obj:?}.{n} in {env:?}");
                 }
             }
             for Row(names, _, def) in p.any.iter().filter(|r| holds(&r.1)) {
-                for n in *names {
+                for n in names.iter() {
                     assert_eq!(by_name(n, env), Some(*def), "`.{n}` in {env:?}");
                 }
             }
