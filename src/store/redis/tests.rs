@@ -699,15 +699,8 @@ fn an_admission_in_one_script_does_what_its_parts_do() {
             b.site_state("x.com").unwrap(),
             "step {i}"
         );
-        if let Some(agent) = agent {
-            assert_eq!(
-                a.open_call_of(agent).unwrap(),
-                b.open_call_of(agent).unwrap(),
-                "step {i}"
-            );
-        }
         // The tab map read along with an admission answers the next look.
-        assert_eq!(a.tabs().unwrap(), b.tabs().unwrap());
+        same_call_and_tabs(&a, &b, agent, i);
     }
     // What was saved is what the Post takes, stamped with the admission.
     let s1 = a.take_call("s#1", Some("s")).unwrap().unwrap();
@@ -781,6 +774,19 @@ fn a_finish_in_one_script_does_what_its_parts_do() {
     for site in ["w.com", "x.com", "y.com", "z.com"] {
         assert_eq!(a.site_state(site).unwrap(), b.site_state(site).unwrap());
     }
+}
+
+/// The store under test and its reference agree on the agent's open call
+/// (when the step had an agent) and on the tab map.
+fn same_call_and_tabs(a: &RedisStore, b: &RedisStore, agent: Option<&str>, step: usize) {
+    if let Some(agent) = agent {
+        assert_eq!(
+            a.open_call_of(agent).unwrap(),
+            b.open_call_of(agent).unwrap(),
+            "step {step}"
+        );
+    }
+    assert_eq!(a.tabs().unwrap(), b.tabs().unwrap(), "step {step}");
 }
 
 /// A raw command on `s`'s own server.
@@ -929,14 +935,7 @@ fn an_admission_of_several_sites_in_one_script_does_what_its_parts_do() {
                 assert_eq!(sa, sb, "step {i} {}", r.site);
             }
         }
-        if let Some(agent) = agent {
-            assert_eq!(
-                a.open_call_of(agent).unwrap(),
-                b.open_call_of(agent).unwrap(),
-                "step {i}"
-            );
-        }
-        assert_eq!(a.tabs().unwrap(), b.tabs().unwrap());
+        same_call_and_tabs(&a, &b, agent, i);
     }
     // What was saved is what the Post takes, stamped with the admission.
     let s1 = a.take_call("s#1", Some("s")).unwrap().unwrap();
