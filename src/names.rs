@@ -104,6 +104,25 @@ impl Names {
         }
     }
 
+    /// Where the first name starts in the packed form, for [`Self::get_at`].
+    pub(crate) const fn start(&self) -> usize {
+        2 + self.len()
+    }
+
+    /// The `i`-th name, which starts at byte `start` of the packed form
+    /// ([`Self::start`] for the first, then where each one ends), and where
+    /// the next one starts: [`Self::get`] in one step, for code that walks
+    /// a list in order or keeps a name's place. Panics past the end.
+    pub(crate) const fn get_at(&self, i: usize, start: usize) -> (&'static str, usize) {
+        assert!(i < self.len(), "a name past the end of a names! list");
+        let len = self.0[2 + i] as usize;
+        let (_, rest) = self.0.split_at(start);
+        match std::str::from_utf8(rest.split_at(len).0) {
+            Ok(name) => (name, start + len),
+            Err(_) => panic!("a names! list cut inside a character"),
+        }
+    }
+
     /// The lengths (a byte each) and the names' bytes.
     #[inline]
     fn parts(&self) -> (&'static [u8], &'static [u8]) {
@@ -228,8 +247,12 @@ mod tests {
     fn iterates_exactly_the_list_in_its_order() {
         assert_eq!(PACKED.iter().collect::<Vec<_>>(), LIST);
         assert_eq!(PACKED.len(), LIST.len());
+        let mut start = PACKED.start();
         for (i, name) in LIST.iter().enumerate() {
             assert_eq!(PACKED.get(i), *name);
+            let (at, next) = PACKED.get_at(i, start);
+            assert_eq!(at, *name);
+            start = next;
         }
     }
 

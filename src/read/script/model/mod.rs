@@ -92,14 +92,11 @@
 //! call their callbacks once, which properties load, what an attribute
 //! does) it asks a function here.
 
-use std::{collections::HashMap, sync::OnceLock};
-
-use rustc_hash::FxBuildHasher;
-
 use super::Env;
 use crate::names::{Names, names};
 
 mod dom;
+mod index;
 mod inert;
 mod language;
 mod libraries;
@@ -456,49 +453,20 @@ const PLATFORMS: &[&Platform] = &[
     &inert::PLATFORM,
 ];
 
-/// What a name is in each environment (`Env::Page`, then
+/// The slot of `env` in a pair by environment (`Env::Page`, then
 /// `Env::PlaywrightServer`).
-type Both = [Option<Def>; 2];
-
-/// The slot of `env` in a [`Both`].
-fn slot(env: Env) -> usize {
+const fn slot(env: Env) -> usize {
     match env {
         Env::Page => 0,
         Env::PlaywrightServer => 1,
     }
 }
 
-/// Every name of `rows` (of every platform, in order) with what it is
-/// where: the first row that holds wins, as a scan in order would find
-/// (no two rows that hold at once share a name: a test checks).
-fn index<K: std::hash::Hash + Eq>(
-    rows: impl Iterator<Item = (K, &'static Row)>,
-) -> HashMap<K, Both, FxBuildHasher> {
-    let mut map: HashMap<K, Both, FxBuildHasher> = HashMap::default();
-    for (key, Row(_, only, def)) in rows {
-        let both = map.entry(key).or_default();
-        for env in [Env::Page, Env::PlaywrightServer] {
-            if only.is_none_or(|e| e == env) && both[slot(env)].is_none() {
-                both[slot(env)] = Some(*def);
-            }
-        }
-    }
-    map
-}
+use index::{Index, Table, capacity, count};
 
-/// The names of the globals and `any` tables, indexed once per process on
-/// the first lookup that passes the filter: the inert tables hold most names
-/// a script reads, which a scan of the rows went through one by one.
-fn names_of(
-    which: fn(&'static Platform) -> &'static [Row],
-) -> HashMap<&'static str, Both, FxBuildHasher> {
-    index(
-        PLATFORMS
-            .iter()
-            .flat_map(move |p| which(p).iter())
-            .flat_map(|row| row.0.iter().map(move |n| (n, row))),
-    )
-}
+static GLOBAL_NAMES: Index<{ capacity(count(Table::Globals)) }> = Index::build(Table::Globals);
+static MEMBER_NAMES: Index<{ capacity(count(Table::Members)) }> = Index::build(Table::Members);
+static ANY_NAMES: Index<{ capacity(count(Table::Any)) }> = Index::build(Table::Any);
 
 /// A set of names that may be in a table, two bits each ([`slots`]): most names
 /// a script reads are in no table (`length`, `textContent`, `map`), and the
@@ -586,8 +554,7 @@ pub(super) fn global(name: &str, env: Env) -> Option<Def> {
 
 #[inline(never)]
 fn scan_globals(name: &str, env: Env) -> Option<Def> {
-    static INDEX: OnceLock<HashMap<&'static str, Both, FxBuildHasher>> = OnceLock::new();
-    INDEX.get_or_init(|| names_of(|p| p.globals)).get(name)?[slot(env)]
+    GLOBAL_NAMES.get(Table::Globals, None, name, env)
 }
 
 /// Member `name` of the known object `obj`; `None` when the object has no
@@ -602,18 +569,7 @@ pub(super) fn member(obj: Obj, name: &str, env: Env) -> Option<Def> {
 
 #[inline(never)]
 fn scan_members(obj: Obj, name: &str, env: Env) -> Option<Def> {
-    type Members = HashMap<(Obj, &'static str), Both, FxBuildHasher>;
-    static INDEX: OnceLock<Members> = OnceLock::new();
-    INDEX
-        .get_or_init(|| {
-            index(
-                PLATFORMS
-                    .iter()
-                    .flat_map(|p| p.members.iter())
-                    .flat_map(|(obj, row)| row.0.iter().map(move |n| ((*obj, n), row))),
-            )
-        })
-        .get(&(obj, name))?[slot(env)]
+    MEMBER_NAMES.get(Table::Members, Some(obj), name, env)
 }
 
 /// Member `name` of an object the analysis cannot name, judged by the name
@@ -628,8 +584,7 @@ pub(super) fn by_name(name: &str, env: Env) -> Option<Def> {
 
 #[inline(never)]
 fn scan_any(name: &str, env: Env) -> Option<Def> {
-    static INDEX: OnceLock<HashMap<&'static str, Both, FxBuildHasher>> = OnceLock::new();
-    INDEX.get_or_init(|| names_of(|p| p.any)).get(name)?[slot(env)]
+    ANY_NAMES.get(Table::Any, None, name, env)
 }
 
 /// The arguments the platform gives the script's function when it is sent

@@ -191,3 +191,77 @@ fn script_model_a_selector_names_the_tag_it_selects() {
         assert_eq!(selected_tag(selector).as_deref(), tag, "{selector}");
     }
 }
+
+/// What a scan of `table`'s rows in the platforms' order finds for `name`
+/// (of `obj`, in the members' table) in `env`: the first row that holds.
+fn scanned(table: &str, obj: Option<Obj>, name: &str, env: Env) -> Option<Def> {
+    let holds = |only: &Option<Env>| only.is_none_or(|e| e == env);
+    PLATFORMS.iter().find_map(|p| {
+        let rows: Vec<&Row> = match table {
+            "globals" => p.globals.iter().collect(),
+            "members" => p
+                .members
+                .iter()
+                .filter(|(o, _)| Some(*o) == obj)
+                .map(|(_, row)| row)
+                .collect(),
+            _ => p.any.iter().collect(),
+        };
+        rows.into_iter()
+            .find(|Row(names, only, _)| holds(only) && names.contains(name))
+            .map(|row| row.2)
+    })
+}
+
+#[test]
+fn script_model_the_compiled_index_finds_what_a_scan_of_the_rows_finds() {
+    let mut objs: Vec<Obj> = PLATFORMS
+        .iter()
+        .flat_map(|p| p.members.iter().map(|(o, _)| *o))
+        .collect();
+    objs.dedup();
+    let all: Vec<&'static str> = names().into_iter().map(|(_, _, n)| n).collect();
+    let mut tried = 0;
+    for name in &all {
+        // The name, and names one change away from it that a script could
+        // read: a letter more, one fewer, the first one's case turned.
+        let mut turned = name.to_string();
+        if let Some(c) = turned.get(..1) {
+            let c = if c == c.to_lowercase() {
+                c.to_uppercase()
+            } else {
+                c.to_lowercase()
+            };
+            turned.replace_range(..1, &c);
+        }
+        let near = [
+            name.to_string(),
+            format!("{name}x"),
+            name[..name.len().saturating_sub(1)].to_string(),
+            turned,
+        ];
+        for candidate in &near {
+            for env in [Env::Page, Env::PlaywrightServer] {
+                assert_eq!(
+                    scan_globals(candidate, env),
+                    scanned("globals", None, candidate, env),
+                    "global `{candidate}` in {env:?}"
+                );
+                assert_eq!(
+                    scan_any(candidate, env),
+                    scanned("any", None, candidate, env),
+                    "`{candidate}` of any object in {env:?}"
+                );
+                for &obj in &objs {
+                    assert_eq!(
+                        scan_members(obj, candidate, env),
+                        scanned("members", Some(obj), candidate, env),
+                        "{obj:?}.{candidate} in {env:?}"
+                    );
+                }
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 1000, "only {tried} names tried");
+}
