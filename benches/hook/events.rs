@@ -488,3 +488,64 @@ pub(crate) fn script_section(out: &mut String, cases: &[Case], builds: &[Build])
     }
     out.push('\n');
 }
+
+/// Section 1c: each build on Redis against the same build on files, event by
+/// event, from the rows above (the same rounds). Goal (issue 21): a paced
+/// navigate on Redis over loopback at most [`GOAL_REDIS_RATIO`]× the same
+/// event on files.
+pub(crate) fn redis_section(out: &mut String, cases: &[Case], builds: &[Build]) {
+    let median = |i: usize, name: &str| {
+        cases
+            .iter()
+            .find(|c| c.group == Group::OneSite(i) && c.name == name)
+            .map(|c| summary(c).median)
+    };
+    let rows = [
+        "paced: PreToolUse navigate, admitted at once",
+        "PostToolUse navigate, with Tab Context",
+        TWO_DOMAIN_PRE,
+        "skip: PreToolUse screenshot",
+    ];
+    let mut lines = String::new();
+    for (i, b) in builds
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.backend.is_some())
+    {
+        let Some(files) = builds
+            .iter()
+            .position(|f| f.backend.is_none() && f.link == b.link && f.source == b.source)
+        else {
+            continue;
+        };
+        for name in rows {
+            let (Some(on_redis), Some(on_files)) = (median(i, name), median(files, name)) else {
+                continue;
+            };
+            let ratio = on_redis / on_files;
+            let goal = if name == rows[0] {
+                verdict(ratio <= GOAL_REDIS_RATIO)
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                lines,
+                "| {} | {name} | {on_files:.2} ms | {on_redis:.2} ms | {:+.2} ms | {ratio:.2}× | {goal} |",
+                builds[files].label,
+                on_redis - on_files,
+            );
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "### 1c. Redis against files\n\n\
+         Each build on the Redis store (a server on loopback) against the same binary on \
+         files, from the rows above. Goal (issue 21): a paced navigate on Redis at most \
+         {GOAL_REDIS_RATIO}× the same event on files.\n\n\
+         | build | event | files | Redis | Redis − files | Redis ÷ files | goal |\n\
+         |---|---|--:|--:|--:|--:|---|\n{lines}"
+    );
+}

@@ -117,6 +117,9 @@ const SCRIPT_HUGE_BYTES: usize = 100_000;
 // Goals, from issues 3 and 21. Issue 21 put the per-event goal back to what
 // the core once met: 1.1× the floor, whatever the floor's own time.
 const GOAL_FLOOR_RATIO: f64 = 1.1;
+/// Issue 21: a paced navigate on Redis over loopback, against the same
+/// event of the same build on files.
+const GOAL_REDIS_RATIO: f64 = 1.3;
 const GOAL_OVERSHOOT_MEDIAN_MS: f64 = 1.0;
 const GOAL_OVERSHOOT_P99_MS: f64 = 5.0;
 const GOAL_OVERSHOOT_MAX_MS: f64 = 20.0;
@@ -153,15 +156,21 @@ fn main() {
     let rounds = env_number("PACE_HOOK_BENCH_ROUNDS", 300);
     let work = WorkDir::new();
     let out_dir = Path::new(BIN).parent().expect("binary has a directory");
+    // The floors run from copies too, as the builds do (`installed`).
     let floors: Vec<(Link, Result<PathBuf, String>)> = Link::ALL
         .iter()
-        .map(|&link| (link, link.compile(out_dir, "bench-floor", FLOOR_SRC)))
+        .map(|&link| {
+            let floor = link.compile(out_dir, "bench-floor", FLOOR_SRC);
+            let tag = format!("floor-{}", link.tag());
+            (link, floor.map(|f| installed(&work.root, &tag, &f)))
+        })
         .collect();
     let bare_floors: Vec<(Link, Result<PathBuf, String>)> = [Link::Dynamic, Link::StaticGlibc]
         .iter()
         .map(|&link| {
             let bare = link.compile(out_dir, "bench-floor-bare", FLOOR_BARE_SRC);
-            (link, bare)
+            let tag = format!("floor-bare-{}", link.tag());
+            (link, bare.map(|f| installed(&work.root, &tag, &f)))
         })
         .collect();
     let reference = Link::Dynamic.compile(out_dir, "bench-ref-gate", REF_GATE_SRC);
@@ -301,6 +310,7 @@ fn main() {
     per_event_section(&mut report, &cases, &floors, &builds, node.is_some());
     admitted_at_once(&mut report, &builds, &homes, &scaled);
     script_section(&mut report, &cases, &builds);
+    redis_section(&mut report, &cases, &builds);
     // Sections 2 to 4 in full for this build, on files and on Redis; the
     // builds compared with it have their rows in 2c.
     for (tag, store) in [("one", None), ("redis", Some("Redis store, loopback"))] {
@@ -381,7 +391,11 @@ struct Build {
     label: String,
     /// Which floor it is held against.
     link: Link,
+    /// The copy it runs from (`installed`).
     path: PathBuf,
+    /// The binary it was copied from: a build on Redis and the same build on
+    /// files share it.
+    source: PathBuf,
     /// Starts its calls' ids, which keeps its rows apart in a gate log.
     tag: String,
     /// Whether it is also timed with a thousand sites and 64 waiters.
@@ -422,7 +436,8 @@ fn builds(redis: Option<&RedisServer>, events: &Events, work: &Path) -> Vec<Buil
     let build = |label: &str, link, path: PathBuf, tag: &str, backend: Option<String>| Build {
         label: label.to_owned(),
         link,
-        path,
+        path: installed(work, tag, &path),
+        source: path,
         tag: tag.to_owned(),
         scale: backend.is_none() && link == Link::Dynamic,
         contend: link == Link::Dynamic,
@@ -444,7 +459,20 @@ fn builds(redis: Option<&RedisServer>, events: &Events, work: &Path) -> Vec<Buil
         (Link::Musl, "PACE_HOOK_BENCH_MUSL", "musl"),
     ] {
         if let Some(path) = named(var) {
-            builds.push(build(link.label(), link, path, tag, None));
+            builds.push(build(link.label(), link, path.clone(), tag, None));
+            // The build scripts/install makes, on Redis too: what a user
+            // who paces across machines runs.
+            if link == Link::StaticGlibc
+                && let Some(r) = redis
+            {
+                builds.push(build(
+                    &format!("{}, Redis store, loopback", link.label()),
+                    link,
+                    path,
+                    &format!("{tag}-redis"),
+                    Some(r.url(0)),
+                ));
+            }
         }
     }
     let compare = std::env::var("PACE_HOOK_BENCH_COMPARE").unwrap_or_default();

@@ -28,6 +28,25 @@ impl Drop for WorkDir {
     }
 }
 
+/// `path` copied to `work/bin/NAME/`, as an install places a binary, and the
+/// copy's path: every program the bench times runs from such a copy.
+///
+/// How a binary got into the page cache changes what a start costs: on
+/// Linux 6 with ext4, a file written whole (`cp`, `cargo install`, or read
+/// back from disk) is cached in large folios, and a fault on its code maps
+/// the folio; the file a linker has just written page by page is cached in
+/// 4 KB pages and faults on each 64 KB window. Seen here: a paced navigate
+/// touched 15 code windows from the linker's output and 9 from a copy of it.
+/// Timing builds some of which are fresh from the linker and some copied
+/// would favour the copies.
+pub(crate) fn installed(work: &Path, name: &str, path: &Path) -> PathBuf {
+    let dir = work.join("bin").join(name);
+    fs::create_dir_all(&dir).expect("bench bin directory");
+    let copy = dir.join(path.file_name().expect("a binary has a file name"));
+    fs::copy(path, &copy).unwrap_or_else(|e| panic!("copy {}: {e}", path.display()));
+    copy
+}
+
 /// A state directory with its config: the environment one pace-hook sees.
 pub(crate) struct Home {
     pub(crate) root: PathBuf,
