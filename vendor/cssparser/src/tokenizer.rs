@@ -1116,7 +1116,12 @@ fn consume_numeric<'a>(tokenizer: &mut Tokenizer<'a>) -> Token<'a> {
                 break;
             }
         }
-        value *= f64::powf(10., sign * exponent);
+        // pace-hook: `powi`, not upstream's `powf`, which is libm's `pow`
+        // and made the dynamic build load libm at every start for it alone.
+        // Exact, and the same as `powf`, for |exponent| <= 22; beyond, a few
+        // ulps at most (vendor/cssparser/PATCHED.md). The cast saturates: an
+        // exponent past i32 is infinity or zero either way.
+        value *= f64::powi(10., (sign * exponent) as i32);
     }
 
     let int_value = if is_integer {
