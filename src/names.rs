@@ -123,6 +123,14 @@ impl Names {
         }
     }
 
+    /// [`Self::get_at`]'s name as bytes, not checked as UTF-8 again: for a
+    /// lookup that compares it with another name.
+    #[inline]
+    pub(crate) const fn bytes_at(&self, i: usize, start: usize) -> &'static [u8] {
+        let len = self.0[2 + i] as usize;
+        self.0.split_at(start).1.split_at(len).0
+    }
+
     /// The lengths (a byte each) and the names' bytes.
     #[inline]
     fn parts(&self) -> (&'static [u8], &'static [u8]) {
@@ -252,6 +260,7 @@ mod tests {
             assert_eq!(PACKED.get(i), *name);
             let (at, next) = PACKED.get_at(i, start);
             assert_eq!(at, *name);
+            assert_eq!(PACKED.bytes_at(i, start), name.as_bytes());
             start = next;
         }
     }

@@ -98,16 +98,19 @@ const fn pack(p: usize, r: usize, i: usize, start: usize) -> u64 {
     ((p as u64 + 1) << 56) | ((r as u64) << 40) | ((i as u64) << 24) | start as u64
 }
 
-/// The name, and the object (as in [`row_of`]), at a packed place.
-const fn unpack(table: Table, key: u64) -> (&'static str, u8) {
+/// The name's bytes, and the object (as in [`row_of`]), at a packed place.
+#[inline]
+const fn unpack(table: Table, key: u64) -> (&'static [u8], u8) {
     let p = (key >> 56) as usize - 1;
     let r = (key >> 40) as usize & 0xffff;
     let i = (key >> 24) as usize & 0xffff;
     let start = key as usize & 0xff_ffff;
     let (row, obj) = row_of(PLATFORMS[p], table, r);
-    (row.0.get_at(i, start).0, obj)
+    (row.0.bytes_at(i, start), obj)
 }
 
+/// `a == b`, in const code.
+#[inline]
 const fn same(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
@@ -180,7 +183,7 @@ impl<const CAP: usize> Index<CAP> {
                 return k;
             }
             let (held, held_obj) = unpack(table, key);
-            if held_obj == obj && same(held.as_bytes(), name) {
+            if held_obj == obj && same(held, name) {
                 return k;
             }
             k = (k + 1) & (CAP - 1);
