@@ -33,10 +33,26 @@ pub(crate) enum Group {
     Scale(usize),
 }
 
+/// The step floors of section 1c and what they run against.
+pub(crate) struct Steps<'a> {
+    pub(crate) floors: &'a [(Link, Result<PathBuf, String>)],
+    /// Where the file step keeps its state.
+    pub(crate) dir: &'a Path,
+    /// The bench's Redis server, if it runs.
+    pub(crate) redis_port: Option<u16>,
+}
+
+/// The label of a step floor's row: `floor (LINK) + one step on STORE`.
+pub(crate) fn step_label(link: Link, store: &str) -> String {
+    format!("floor ({}) + one step on {store}", link.label())
+}
+
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn per_event_cases(
     events: &Events,
     floors: &[(Link, Result<PathBuf, String>)],
     bare_floors: &[(Link, Result<PathBuf, String>)],
+    steps: &Steps<'_>,
     builds: &[Build],
     homes: &[Home],
     scales: &[Scale],
@@ -98,6 +114,32 @@ pub(crate) fn per_event_cases(
             "floor".into(),
             Some(small),
         );
+    }
+    // The step floors, each held against the floor linked like it: one
+    // locked read and write of a file, and one script on Redis.
+    for (link, step) in steps.floors {
+        let (Ok(path), Some(&(_, small, _))) = (step, floor_of.iter().find(|f| f.0 == *link))
+        else {
+            continue;
+        };
+        let dir = steps.dir.join(format!("floor-step-{}", link.tag()));
+        fs::create_dir_all(&dir).expect("the file step's directory");
+        let stores = [
+            Some(("files", dir.display().to_string())),
+            steps.redis_port.map(|p| ("Redis", p.to_string())),
+        ];
+        for (store, arg) in stores.into_iter().flatten() {
+            let mut p = Program::new(path);
+            p.args = vec![store.to_lowercase(), arg];
+            add(
+                &step_label(*link, store),
+                Group::Reference,
+                p,
+                &events.skip,
+                "floor".into(),
+                Some(small),
+            );
+        }
     }
     let default_floor = floor_of
         .iter()
@@ -506,7 +548,14 @@ pub(crate) fn redis_section(out: &mut String, cases: &[Case], builds: &[Build]) 
         TWO_DOMAIN_PRE,
         "skip: PreToolUse screenshot",
     ];
+    let reference = |name: String| {
+        cases
+            .iter()
+            .find(|c| c.group == Group::Reference && c.name == name)
+            .map(|c| summary(c).median)
+    };
     let mut lines = String::new();
+    let mut least = String::new();
     for (i, b) in builds
         .iter()
         .enumerate()
@@ -523,6 +572,22 @@ pub(crate) fn redis_section(out: &mut String, cases: &[Case], builds: &[Build]) 
                 continue;
             };
             let ratio = on_redis / on_files;
+            if name == rows[0]
+                && let (Some(step_files), Some(step_redis)) = (
+                    reference(step_label(b.link, "files")),
+                    reference(step_label(b.link, "Redis")),
+                )
+            {
+                let step = step_redis - step_files;
+                let _ = writeln!(
+                    least,
+                    "| {} | {:+.2} ms | {step:+.2} ms | {:+.2} ms | {:.2}× |",
+                    builds[files].label,
+                    on_redis - on_files,
+                    on_redis - on_files - step,
+                    (on_files + step) / on_files,
+                );
+            }
             let goal = if name == rows[0] {
                 verdict(ratio <= GOAL_REDIS_RATIO)
             } else {
@@ -547,5 +612,19 @@ pub(crate) fn redis_section(out: &mut String, cases: &[Case], builds: &[Build]) 
          {GOAL_REDIS_RATIO}× the same event on files.\n\n\
          | build | event | files | Redis | Redis − files | Redis ÷ files | goal |\n\
          |---|---|--:|--:|--:|--:|---|\n{lines}"
+    );
+    if least.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "The least any gate pays for Redis over files, in the same rounds: the floor plus \
+         one step on each store (`benches/reference/floor_step.rs`: on files a locked read \
+         and write of one file, on Redis one connection and one script of `TIME`, `GET` and \
+         `SET`), the Redis step less the file step. `the rest` is what pace-hook's navigate \
+         adds beyond that (its script's own server time, its client); `least ratio` is the \
+         navigate's Redis ÷ files if its Redis step cost only the least step's.\n\n\
+         | build | navigate, Redis − files | least step, Redis − files | the rest | least ratio |\n\
+         |---|--:|--:|--:|--:|\n{least}"
     );
 }

@@ -75,6 +75,11 @@ const FLOOR_SRC: &str = include_str!("../reference/floor.rs");
 /// Linux with glibc. Shown beside the floor; the ratios stay against the
 /// floor, the ordinary Rust program the goals name.
 const FLOOR_BARE_SRC: &str = include_str!("../reference/floor_bare.rs");
+/// The floor plus the least step an admission takes with a site's state:
+/// on files one locked read and write, on Redis one script in one round trip
+/// (`floor-step files DIR`, `floor-step redis PORT`). Section 1c holds
+/// pace-hook's Redis − files against the same difference of these two.
+const FLOOR_STEP_SRC: &str = include_str!("../reference/floor_step.rs");
 /// Measures peak RSS: runs its arguments as a command, stdin inherited, and
 /// prints the child's `ru_maxrss` (KiB). `wait4` in the bench cannot: a child
 /// spawned from it starts with the bench's own high-water mark, which `exec`
@@ -173,6 +178,14 @@ fn main() {
             (link, bare.map(|f| installed(&work.root, &tag, &f)))
         })
         .collect();
+    let step_floors: Vec<(Link, Result<PathBuf, String>)> = [Link::Dynamic, Link::StaticGlibc]
+        .iter()
+        .map(|&link| {
+            let step = link.compile(out_dir, "bench-floor-step", FLOOR_STEP_SRC);
+            let tag = format!("floor-step-{}", link.tag());
+            (link, step.map(|f| installed(&work.root, &tag, &f)))
+        })
+        .collect();
     let reference = Link::Dynamic.compile(out_dir, "bench-ref-gate", REF_GATE_SRC);
     let reference_redis = Link::Dynamic.compile(out_dir, "bench-ref-redis", REF_REDIS_SRC);
     let trampoline = Link::Musl
@@ -226,6 +239,11 @@ fn main() {
         &events,
         &floors,
         &bare_floors,
+        &Steps {
+            floors: &step_floors,
+            dir: &work.root,
+            redis_port: redis.as_ref().map(RedisServer::port),
+        },
         &builds,
         &homes,
         &scales,
