@@ -37,7 +37,7 @@ pub(super) struct Index<const CAP: usize> {
 }
 
 /// How many rows `platform` has in `table`.
-const fn rows_in(platform: &Platform, table: Table) -> usize {
+pub(super) const fn rows_in(platform: &Platform, table: Table) -> usize {
     match table {
         Table::Globals => platform.globals.len(),
         Table::Members => platform.members.len(),
@@ -47,7 +47,11 @@ const fn rows_in(platform: &Platform, table: Table) -> usize {
 
 /// Row `r` of `platform`'s `table`, and its object (`obj as u8 + 1`; 0 in
 /// the tables keyed by name alone).
-const fn row_of(platform: &'static Platform, table: Table, r: usize) -> (&'static Row, u8) {
+pub(super) const fn row_of(
+    platform: &'static Platform,
+    table: Table,
+    r: usize,
+) -> (&'static Row, u8) {
     match table {
         Table::Globals => (&platform.globals[r], 0),
         Table::Members => (&platform.members[r].1, platform.members[r].0 as u8 + 1),

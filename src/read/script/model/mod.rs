@@ -498,31 +498,22 @@ const fn slots(name: &[u8]) -> (usize, usize) {
 const WORDS: usize = 64;
 
 impl Filter {
-    /// The filter of table `which` (0 globals, 1 members, 2 any) over every
-    /// platform.
-    const fn of(which: u8) -> Filter {
+    /// The filter of `table` over every platform, from the rows the index
+    /// is built from.
+    const fn of(table: Table) -> Filter {
         let mut bits = [0u64; WORDS];
         let mut p = 0;
         while p < PLATFORMS.len() {
-            let platform = PLATFORMS[p];
-            let count = match which {
-                0 => platform.globals.len(),
-                1 => platform.members.len(),
-                _ => platform.any.len(),
-            };
             let mut r = 0;
-            while r < count {
-                let names = match which {
-                    0 => platform.globals[r].0,
-                    1 => platform.members[r].1.0,
-                    _ => platform.any[r].0,
-                };
-                let mut n = 0;
+            while r < index::rows_in(PLATFORMS[p], table) {
+                let names = index::row_of(PLATFORMS[p], table, r).0.0;
+                let (mut n, mut start) = (0, names.start());
                 while n < names.len() {
-                    let (a, b) = slots(names.get(n).as_bytes());
+                    let (name, next) = names.get_at(n, start);
+                    let (a, b) = slots(name.as_bytes());
                     bits[a / 64] |= 1 << (a % 64);
                     bits[b / 64] |= 1 << (b % 64);
-                    n += 1;
+                    (n, start) = (n + 1, next);
                 }
                 r += 1;
             }
@@ -538,9 +529,9 @@ impl Filter {
     }
 }
 
-static GLOBALS: Filter = Filter::of(0);
-static MEMBERS: Filter = Filter::of(1);
-static ANY: Filter = Filter::of(2);
+static GLOBALS: Filter = Filter::of(Table::Globals);
+static MEMBERS: Filter = Filter::of(Table::Members);
+static ANY: Filter = Filter::of(Table::Any);
 
 /// The global object's property `name`, where the code runs in `env`.
 /// (The filter is inlined where the walk looks a name up, the scan not.)
