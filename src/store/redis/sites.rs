@@ -426,6 +426,16 @@ impl Watch for RedisWatch {
     }
 }
 
+/// A watch's teardown closes the connection it waited on. The gate drops a
+/// watch before it sleeps out the last of a wait (only the time is left
+/// then), so the close falls inside that sleep instead of between the
+/// admission and the hook's exit. A later watch connects again.
+impl Drop for RedisWatch {
+    fn drop(&mut self) {
+        lock(&self.inner.blocking).take();
+    }
+}
+
 impl Sites for RedisStore {
     fn step(&self, site: &str, step: Step<'_>, _deadline: Option<Mono>) -> Result<Stepped> {
         // What a finish read of this site is stale once another step ran.

@@ -988,3 +988,54 @@ fn an_admission_of_several_sites_in_one_script_does_what_its_parts_do() {
         0
     );
 }
+
+/// The connections the server has open, by `CLIENT LIST` (the one that
+/// asks included).
+fn clients(server: &Server) -> usize {
+    let client = redis::Client::open(server.url()).unwrap();
+    let mut c = client.get_connection().unwrap();
+    let list: String = redis::cmd("CLIENT").arg("LIST").query(&mut c).unwrap();
+    list.lines().filter(|l| l.starts_with("id=")).count()
+}
+
+/// [`clients`] once the server has come to `n` (a closed connection is gone
+/// from its list once it has read the close), or what it still says after
+/// two seconds.
+fn clients_come_to(server: &Server, n: usize) -> usize {
+    let mut now = clients(server);
+    for _ in 0..200 {
+        if now == n {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        now = clients(server);
+    }
+    now
+}
+
+#[test]
+fn a_watch_closes_the_connection_it_waited_on_when_it_is_dropped() {
+    // The gate drops a watch before sleeping out the last of a wait: the
+    // close of its connection then falls in that sleep, not after the
+    // admission.
+    let server = Server::start();
+    let s = store(&server, "watch-teardown");
+    let alone = clients(&server);
+    let mut w = s.watch("example.com").unwrap();
+    w.wait(Duration::from_millis(150)).unwrap();
+    assert_eq!(
+        clients(&server),
+        alone + 1,
+        "the wait has a connection of its own"
+    );
+    drop(w);
+    assert_eq!(
+        clients_come_to(&server, alone),
+        alone,
+        "dropping the watch closes it"
+    );
+    // A later watch connects again and waits as before.
+    let mut again = s.watch("example.com").unwrap();
+    again.wait(Duration::from_millis(150)).unwrap();
+    assert_eq!(clients(&server), alone + 1);
+}
