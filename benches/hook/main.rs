@@ -162,30 +162,21 @@ fn main() {
     let work = WorkDir::new();
     let out_dir = Path::new(BIN).parent().expect("binary has a directory");
     // The floors run from copies too, as the builds do (`installed`).
-    let floors: Vec<(Link, Result<PathBuf, String>)> = Link::ALL
-        .iter()
-        .map(|&link| {
-            let floor = link.compile(out_dir, "bench-floor", FLOOR_SRC);
-            let tag = format!("floor-{}", link.tag());
-            (link, floor.map(|f| installed(&work.root, &tag, &f)))
-        })
-        .collect();
-    let bare_floors: Vec<(Link, Result<PathBuf, String>)> = [Link::Dynamic, Link::StaticGlibc]
-        .iter()
-        .map(|&link| {
-            let bare = link.compile(out_dir, "bench-floor-bare", FLOOR_BARE_SRC);
-            let tag = format!("floor-bare-{}", link.tag());
-            (link, bare.map(|f| installed(&work.root, &tag, &f)))
-        })
-        .collect();
-    let step_floors: Vec<(Link, Result<PathBuf, String>)> = [Link::Dynamic, Link::StaticGlibc]
-        .iter()
-        .map(|&link| {
-            let step = link.compile(out_dir, "bench-floor-step", FLOOR_STEP_SRC);
-            let tag = format!("floor-step-{}", link.tag());
-            (link, step.map(|f| installed(&work.root, &tag, &f)))
-        })
-        .collect();
+    let floors_of =
+        |links: &[Link], name: &str, src: &str| -> Vec<(Link, Result<PathBuf, String>)> {
+            links
+                .iter()
+                .map(|&link| {
+                    let floor = link.compile(out_dir, &format!("bench-{name}"), src);
+                    let tag = format!("{name}-{}", link.tag());
+                    (link, floor.map(|f| installed(&work.root, &tag, &f)))
+                })
+                .collect()
+        };
+    let glibc = [Link::Dynamic, Link::StaticGlibc];
+    let floors = floors_of(&Link::ALL, "floor", FLOOR_SRC);
+    let bare_floors = floors_of(&glibc, "floor-bare", FLOOR_BARE_SRC);
+    let step_floors = floors_of(&glibc, "floor-step", FLOOR_STEP_SRC);
     let reference = Link::Dynamic.compile(out_dir, "bench-ref-gate", REF_GATE_SRC);
     let reference_redis = Link::Dynamic.compile(out_dir, "bench-ref-redis", REF_REDIS_SRC);
     let trampoline = Link::Musl
