@@ -286,10 +286,13 @@ fn check_learned(call: &Call<'_>, outcome: &ToolResult<'_>, learned: &Learned) {
     // knows one of the tabs (so unsure tabs have something to add to).
     let mut map = TabMap::default();
     let known = TabRef::new("chrome", "1");
-    hook::note_tab(&mut map, &known, &["known.example".to_owned()], true, 1);
+    map.note(
+        &hook::seen(&known, vec!["known.example".to_owned()], true),
+        1,
+    );
     for t in &learned.tabs {
         let hosts = resolve::hosts_of_url(&t.url);
-        hook::note_tab(&mut map, &t.tab, &hosts, t.sure, 2);
+        map.note(&hook::seen(&t.tab, hosts, t.sure), 2);
     }
     check_tab_map(&mut map);
     for (key, entry) in &map.tabs {
@@ -913,7 +916,10 @@ pub fn listings(data: &[u8]) {
     }
     let mut map = TabMap::default();
     for t in &learned.tabs {
-        hook::note_tab(&mut map, &t.tab, &resolve::hosts_of_url(&t.url), t.sure, 2);
+        map.note(
+            &hook::seen(&t.tab, resolve::hosts_of_url(&t.url), t.sure),
+            2,
+        );
     }
     check_tab_map(&mut map);
 }
@@ -1153,18 +1159,20 @@ fn state_seeds() -> Vec<((&'static str, &'static str), Vec<u8>)> {
     let json = |s: &SiteState| serde_json::to_vec(s).expect("a state serializes");
     let tampered = br#"{"site":"example.com","last_finish_ms":18446744073709551615,"after_ms":18446744073709551615,"in_flight":[{"call":"a","started_ms":18446744073709551000,"until_ms":18446744073709551615,"interval_ms":18446744073709551615,"lease":"x"},{"call":"b","started_ms":5,"until_ms":1}],"backoff":{"set_ms":18446744073709551615,"until_ms":0,"strikes":4294967295},"admits":[9,3,18446744073709551615,0],"keep":4294967295}"#;
     let mut tabs = TabMap::default();
-    hook::note_tab(
-        &mut tabs,
-        &TabRef::new("chrome", "1"),
-        &["example.com".to_owned()],
-        true,
+    tabs.note(
+        &hook::seen(
+            &TabRef::new("chrome", "1"),
+            vec!["example.com".to_owned()],
+            true,
+        ),
         now,
     );
-    hook::note_tab(
-        &mut tabs,
-        &TabRef::new("chrome", "2"),
-        &["*".to_owned(), "other.org".to_owned()],
-        false,
+    tabs.note(
+        &hook::seen(
+            &TabRef::new("chrome", "2"),
+            vec!["*".to_owned(), "other.org".to_owned()],
+            false,
+        ),
         now,
     );
     tabs.current

@@ -118,7 +118,7 @@ impl Pacer {
             max_wait_ms: self.config.max_wait_ms,
             hold_ms: self.config.hold_ms,
             agent: None,
-            tabs: false,
+            note: None,
             line: &line,
         };
         // The wait and its I/O end by the deadline; what the caller does

@@ -799,3 +799,64 @@ fn a_waiter_leaves_its_place_on_exit_while_a_renewal_is_in_flight() {
         .unwrap();
     assert_eq!(place, 0);
 }
+
+/// How many scripts the server has run (`FCALL`, or `EVALSHA`/`EVAL` on a
+/// server without functions): each is one round trip of a hook's, and the
+/// only kind a paced navigate or its Post sends and waits for.
+fn scripts_run(server: &Server) -> u64 {
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query(&mut server.client())
+        .unwrap();
+    info.lines()
+        .filter(|l| {
+            ["cmdstat_fcall:", "cmdstat_evalsha:", "cmdstat_eval:"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .filter_map(|l| {
+            let calls = l.split_once("calls=")?.1;
+            calls.split(',').next()?.parse::<u64>().ok()
+        })
+        .sum()
+}
+
+#[test]
+fn a_navigate_that_moves_its_tab_and_its_post_take_one_script_each() {
+    let server = Server::start();
+    let m = Machine::new("interval = \"300ms\"\n", &server.url());
+    let navigate = |id: &str, host: &str| {
+        let mut pre = pre_navigate(id, &format!("https://{host}/a"), 1);
+        let mut post = post_navigate(id);
+        post["tool_input"] = pre["tool_input"].clone();
+        post["tool_response"][1]["text"] = json!(format!(
+            "\n\nTab Context:\n- Available tabs:\n  • tabId 1: \"Page\" (\"https://{host}/a\")"
+        ));
+        pre["session_id"] = json!("s");
+        post["session_id"] = json!("s");
+        (pre, post)
+    };
+    // The first use of the server loads the scripts; counted from after it.
+    let (pre, post) = navigate("n0", "a.example");
+    assert_pass(&m.run(&pre));
+    assert_pass(&m.run(&post));
+    for (i, host) in ["b.example", "c.example", "d.example"].iter().enumerate() {
+        let (pre, post) = navigate(&format!("n{}", i + 1), host);
+        let before = scripts_run(&server);
+        assert_pass(&m.run(&pre));
+        let pre_scripts = scripts_run(&server) - before;
+        assert_pass(&m.run(&post));
+        let post_scripts = scripts_run(&server) - before - pre_scripts;
+        assert_eq!(
+            (pre_scripts, post_scripts),
+            (1, 1),
+            "navigate {i} to {host}"
+        );
+    }
+    // The notes the scripts left are the map: a click on the tab is paced
+    // on the site the last result showed, and only there.
+    let click = pre_click("click", 1);
+    assert_pass(&m.run(&click));
+    let admit = m.record("admit", "click");
+    assert_eq!(admit["sites"], json!(["d.example"]), "{admit}");
+}

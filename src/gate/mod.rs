@@ -22,7 +22,7 @@ use crate::{
     pacing::decision::{Budget, Decision, Policy},
     store::{
         Admission, AdmitCall, AdmitSites, Attempt, CallRecord, Place, QueueTimeout, SitesAdmission,
-        Store, Watch, with_retry,
+        Store, TabNote, Watch, with_retry,
     },
 };
 
@@ -143,11 +143,12 @@ enum One {
 /// What a turn asks to be done along with its admission, where the store
 /// can do it in the same step.
 #[derive(Debug, Clone, Copy, Default)]
-struct Along {
+struct Along<'n> {
     /// Stop, doing nothing, if the agent's open call is another one.
     check_agent: bool,
-    /// The caller reads the tab map next.
-    tabs: bool,
+    /// The change the call makes to the tab map, which the caller applies
+    /// once it is admitted ([`AdmitCall::note`]).
+    note: Option<&'n TabNote>,
 }
 
 /// [`Along`] for one look at a site, with the call's record.
@@ -155,7 +156,7 @@ struct With<'r> {
     record: Option<&'r CallRecord>,
     agent: Option<&'r str>,
     check_agent: bool,
-    tabs: bool,
+    note: Option<&'r TabNote>,
 }
 
 impl<'a> Gate<'a> {
@@ -192,7 +193,7 @@ impl<'a> Gate<'a> {
         arrived: Mono,
         max_wait_ms: u64,
         agent: Option<&str>,
-        along: Along,
+        along: Along<'_>,
     ) -> Result<Option<Turn>> {
         let clock = self.store.clock();
         // A place kept from an earlier admission would stand ahead of this
@@ -244,7 +245,7 @@ impl<'a> Gate<'a> {
                     record: record.as_ref(),
                     agent,
                     check_agent: std::mem::take(&mut check_agent),
-                    tabs: along.tabs,
+                    note: along.note,
                 };
                 match self.admit_one(call, &req.site, &policy, lease_id, deadline, arrived, with) {
                     Ok(One::Took {
@@ -332,7 +333,7 @@ impl<'a> Gate<'a> {
         arrived: Mono,
         deadline: Mono,
         agent: Option<&str>,
-        along: Along,
+        along: Along<'_>,
     ) -> Result<AtOnce> {
         let record = CallRecord {
             call: call.to_owned(),
@@ -351,7 +352,7 @@ impl<'a> Gate<'a> {
             agent,
             check_agent: along.check_agent,
             record: &record,
-            tabs: along.tabs,
+            note: along.note,
         };
         Ok(match self.store.admit_sites(&ask)? {
             SitesAdmission::Taken(t) => {
@@ -472,7 +473,7 @@ impl<'a> Gate<'a> {
             agent: with.agent,
             check_agent: with.check_agent,
             record,
-            tabs: with.tabs,
+            note: with.note,
         };
         match self
             .store
@@ -655,21 +656,22 @@ impl<'a> Gate<'a> {
     /// gate counts from; no sites if the call was not admitted by this gate
     /// and revealed nothing.
     pub fn finish(&self, call: &str, agent: Option<&str>, revealed: &[String]) -> Result<Finished> {
-        self.finish_then(call, agent, revealed, false)
+        self.finish_then(call, agent, revealed, None)
     }
 
-    /// [`Self::finish`], for a caller that reads the tab map right after
-    /// (`tabs`): a store that can reads it along with the finish.
+    /// [`Self::finish`], for a caller that changes the tab map right after
+    /// as `note` says: a store that can applies it along with the finish
+    /// ([`Store::finish_call`]).
     pub fn finish_then(
         &self,
         call: &str,
         agent: Option<&str>,
         revealed: &[String],
-        tabs: bool,
+        note: Option<&TabNote>,
     ) -> Result<Finished> {
         let (sites, times) = self
             .store
-            .finish_call(call, agent, revealed, tabs)?
+            .finish_call(call, agent, revealed, note)?
             .into_iter()
             .unzip();
         Ok(Finished { sites, times })

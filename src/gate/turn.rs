@@ -21,6 +21,7 @@ use crate::{
         clock::Mono,
         log::{Kind, Record},
     },
+    store::TabNote,
 };
 
 /// What a caller asks of the gate for one call.
@@ -40,9 +41,10 @@ pub struct Ask<'a> {
     /// its previous call, if still open, is ended first
     /// ([`Gate::end_previous`]).
     pub agent: Option<&'a str>,
-    /// `before_go` reads the tab map: a store that can reads it along with
-    /// the admission.
-    pub tabs: bool,
+    /// The change the call makes to the tab map, which `before_go` applies:
+    /// a store that can applies it along with the admission
+    /// ([`crate::store::AdmitCall::note`]).
+    pub note: Option<&'a TabNote>,
     /// The caller's line for the gate log: tool, session. Each line the turn
     /// writes starts from it, with its own kind, time and sites.
     pub line: &'a Record,
@@ -105,7 +107,7 @@ impl Gate<'_> {
         loop {
             let along = Along {
                 check_agent: std::mem::take(&mut check_agent),
-                tabs: ask.tabs,
+                note: ask.note,
             };
             let Some(turn) = self.admit_as(
                 ask.call,

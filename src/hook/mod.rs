@@ -21,7 +21,7 @@ use crate::{
     read::profile::{self, Call, TabRef, Target, ToolResult, Verdict},
     read::resolve,
     read::site,
-    store::{Store, TabEntry, TabMap},
+    store::{Store, TabMap, TabNote, TabSeen},
 };
 
 /// What the hook answers.
@@ -299,6 +299,7 @@ fn pace(
             format!("max_wait, {}", format_duration(config.max_wait_ms)),
         ),
     };
+    let note = moves_tab(target);
     let ask = Ask {
         call: &call,
         requests: &requests,
@@ -306,10 +307,13 @@ fn pace(
         max_wait_ms,
         hold_ms: config.hold_ms,
         agent: agent.as_deref(),
-        tabs: matches!(target, Target::Url { tab: Some(_), .. }),
+        note: note.as_ref(),
         line: &line,
     };
-    let turn = gate.take_turn(&ask, &mut |a| learn_before(target, store, a.at_ms))?;
+    let turn = gate.take_turn(&ask, &mut |a| match &note {
+        Some(n) => store.update_tabs(&|map: &mut TabMap| n.apply(map, a.at_ms)),
+        None => Ok(()),
+    })?;
     match turn {
         Turn::Admitted(a) => Ok(waited(&a, &requests, store, &label)),
         Turn::OverBudget(s) => Ok(Outcome::Block(budget_message(&label, &requests, &s))),
@@ -355,16 +359,18 @@ pub(crate) fn budget_message(label: &str, requests: &[SiteRequest], s: &Spent) -
 /// What an admitted call already tells about its tab: a navigation moves
 /// the tab, so until a result shows where it ended up, it may be on its old
 /// site or the new one, and has been on both.
-fn learn_before(target: &Target, store: &dyn Store, now: u64) -> Result<()> {
+fn moves_tab(target: &Target) -> Option<TabNote> {
     let Target::Url {
         url,
         tab: Some(tab),
     } = target
     else {
-        return Ok(());
+        return None;
     };
-    let hosts = resolve::hosts_of_url(url);
-    store.update_tabs(&|map: &mut TabMap| note_tab(map, tab, &hosts, false, now))
+    Some(TabNote {
+        seen: vec![seen(tab, resolve::hosts_of_url(url), false)],
+        current: None,
+    })
 }
 
 fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFailure> {
@@ -431,9 +437,21 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
     if loading {
         held = hold_loading(event, store, config).map_err(|e| not_recorded(&what, &e, config))?;
     }
+    // What the result shows of its tabs, applied to the tab map along with
+    // the finish where the store can, and by the update below in any case.
+    let note = (!(learned.tabs.is_empty() && learned.current.is_none())).then(|| TabNote {
+        seen: learned
+            .tabs
+            .iter()
+            .map(|t| seen(&t.tab, resolve::hosts_of_url(&t.url), t.sure))
+            .collect(),
+        current: learned
+            .current
+            .as_ref()
+            .and_then(|c| Some((c.browser.clone(), c.key()?))),
+    });
     if held.is_none() && (event.tool_use_id.is_some() || !revealed.is_empty()) {
-        let tabs = !(learned.tabs.is_empty() && learned.current.is_none());
-        finished = record_finish(event, store, tool, &revealed, tabs)
+        finished = record_finish(event, store, tool, &revealed, note.as_ref())
             .map_err(|e| not_recorded(&what, &e, config))?;
     }
     // Then what the sites said about the pace: a 429 or 503 holds the site
@@ -441,37 +459,22 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
     let mut told = listen(event, store, config, &learned.statuses, &finished)
         .map_err(|e| not_recorded(&what, &e, config))?;
     if let Some(sites) = held.filter(|s| !s.is_empty()) {
-        let note = format!(
+        let keeps = format!(
             "pace-hook keeps {} held for up to {}: `{tool}` ended while the page it started may still be loading (the server stopped waiting for it), and a next request would cut that load short. Work on other sites meanwhile.",
             sites.join(", "),
             format_duration(config.hold_ms)
         );
         told = Some(match told {
-            Some(t) => format!("{t} {note}"),
-            None => note,
+            Some(t) => format!("{t} {keeps}"),
+            None => keeps,
         });
     }
-    if learned.tabs.is_empty() && learned.current.is_none() {
+    let Some(note) = note else {
         return Ok(told);
-    }
+    };
     let now = store.clock().now_floor();
-    let seen: Vec<(TabRef, Vec<String>, bool)> = learned
-        .tabs
-        .iter()
-        .map(|t| (t.tab.clone(), resolve::hosts_of_url(&t.url), t.sure))
-        .collect();
-    let current = learned.current.clone();
     store
-        .update_tabs(&|map: &mut TabMap| {
-            for (tab, hosts, sure) in &seen {
-                note_tab(map, tab, hosts, *sure, now);
-            }
-            if let Some(c) = &current
-                && let Some(k) = c.key()
-            {
-                map.current.insert(c.browser.clone(), k);
-            }
-        })
+        .update_tabs(&|map: &mut TabMap| note.apply(map, now))
         .map_err(|e| {
             PostFailure(one_line(&format!(
                 "pace-hook recorded the end of {what} but could not update its tab map: {e}; calls on tabs it has not seen since are paced against every site it knows until a result shows where they are."
@@ -601,7 +604,7 @@ fn post_declared(ctx: &dyn Context, event: &HookEvent) -> Result<(), PostFailure
         .open_store(config)
         .map_err(|e| not_recorded(&what, &e, config))?;
     let store = store.as_ref();
-    record_finish(event, store, short(&event.tool_name), &[], false)
+    record_finish(event, store, short(&event.tool_name), &[], None)
         .map(|_| ())
         .map_err(|e| not_recorded(&what, &e, config))
 }
@@ -613,10 +616,10 @@ fn record_finish(
     store: &dyn Store,
     tool: &str,
     revealed: &[String],
-    tabs: bool,
+    note: Option<&TabNote>,
 ) -> Result<Vec<String>> {
     let key = call_key(event, store.clock());
-    let f = Gate::new(store).finish_then(&key, event.agent().as_deref(), revealed, tabs)?;
+    let f = Gate::new(store).finish_then(&key, event.agent().as_deref(), revealed, note)?;
     if !f.sites.is_empty() {
         let mut r = record(event, Kind::Finish, f.at());
         r.tool = tool.to_owned();
@@ -654,50 +657,14 @@ fn not_recorded(what: &str, e: &Error, config: &Config) -> PostFailure {
     )))
 }
 
-/// How stale a tab's `seen_ms` may get before an unchanged entry is written
-/// again; it only orders which tabs are forgotten first.
-const TAB_REFRESH_MS: u64 = 10 * 60_000;
-
-/// Record that `tab` is on `hosts` as of `now`: instead of what the map held
-/// when `sure`, beside it otherwise. Every host it is seen on joins its
-/// history. The map is left untouched (so nothing is written) when it already
-/// says so and is fresh.
-pub(crate) fn note_tab(map: &mut TabMap, tab: &TabRef, hosts: &[String], sure: bool, now: u64) {
-    let Some(key) = tab.key().or_else(|| map.current.get(&tab.browser).cloned()) else {
-        return;
-    };
-    let old = map.tabs.get(&key);
-    let mut new: Vec<String> = hosts.to_vec();
-    if !sure && let Some(old) = old {
-        new.extend(old.hosts.iter().cloned());
+/// Where `tab` was seen, as the tab map takes it.
+pub(crate) fn seen(tab: &TabRef, hosts: Vec<String>, sure: bool) -> TabSeen {
+    TabSeen {
+        key: tab.key(),
+        browser: tab.browser.clone(),
+        hosts,
+        sure,
     }
-    new.sort();
-    new.dedup();
-    let mut history = old.map(|o| o.history.clone()).unwrap_or_default();
-    for h in &new {
-        if history.last() != Some(h) {
-            history.retain(|x| x != h);
-            history.push(h.clone());
-        }
-    }
-    if history.len() > TabMap::MAX_HISTORY {
-        history.drain(..history.len() - TabMap::MAX_HISTORY);
-    }
-    if let Some(e) = old
-        && e.hosts == new
-        && e.history == history
-        && now.saturating_sub(e.seen_ms) < TAB_REFRESH_MS
-    {
-        return;
-    }
-    map.tabs.insert(
-        key,
-        TabEntry {
-            hosts: new,
-            history,
-            seen_ms: now,
-        },
-    );
 }
 
 /// A wait shorter than this is not told: it is the ordinary cost of a

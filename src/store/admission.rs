@@ -6,7 +6,7 @@
 //! one step, so that an admission of a free site, or a Post, costs one round
 //! trip.
 
-use super::{Attempt, CallRecord, Store};
+use super::{Attempt, CallRecord, Store, TabNote};
 use crate::{
     error::{Error, Result},
     pacing::{
@@ -39,10 +39,11 @@ pub struct AdmitCall<'a> {
     /// The record saved if the call is admitted (not if it is a duplicate,
     /// which marked nothing); its `started_ms` becomes the admission's time.
     pub record: &'a CallRecord,
-    /// The caller reads the tab map right after: a store that can reads it
-    /// along with the admission, and its next [`super::Tabs::tabs`] answers
-    /// from that read.
-    pub tabs: bool,
+    /// The change the call makes to the tab map, which its caller applies
+    /// right after it is admitted ([`super::Tabs::update_tabs`]). A store
+    /// that can applies it along with the admission and reads the map
+    /// along, so that the caller's update finds it done.
+    pub note: Option<&'a TabNote>,
 }
 
 /// What [`Store::admit_call`] did.
@@ -104,8 +105,8 @@ pub struct AdmitSites<'a> {
     /// The record saved if the call is admitted (not if it is a duplicate
     /// at every site); its `started_ms` becomes the admission's time.
     pub record: &'a CallRecord,
-    /// As [`AdmitCall::tabs`].
-    pub tabs: bool,
+    /// As [`AdmitCall::note`].
+    pub note: Option<&'a TabNote>,
 }
 
 /// What [`Store::admit_sites`] did.

@@ -75,7 +75,7 @@ pub use queue::{Lease, Place, Queue, QueueTimeout};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 pub use sites::{Attempt, Sites, Stepped, Watch};
-pub use tabs::{CallRecord, TabEntry, TabMap, Tabs};
+pub use tabs::{CallRecord, TabEntry, TabMap, TabNote, TabSeen, Tabs};
 
 /// What a store needs from the config: the policy a lost state is rebuilt
 /// with, and when a queue place is reclaimed regardless of its owner.
@@ -254,17 +254,18 @@ pub trait Store: Sites + Queue + Tabs + Log {
     }
 
     /// A call's finish on every site it marked and on `revealed`
-    /// ([`finish_in_parts`]), as one step where the store can. With `tabs`,
-    /// the caller reads the tab map right after: a store that can reads it
-    /// along, and its next [`Tabs::tabs`] answers from that read.
+    /// ([`finish_in_parts`]), as one step where the store can. `note` is
+    /// the change the call makes to the tab map, which the caller applies
+    /// right after ([`Tabs::update_tabs`]): a store that can applies it
+    /// along with the finish, as [`AdmitCall::note`].
     fn finish_call(
         &self,
         call: &str,
         agent: Option<&str>,
         revealed: &[String],
-        tabs: bool,
+        note: Option<&TabNote>,
     ) -> Result<Vec<(String, crate::pacing::clock::EpochMs)>> {
-        let _ = tabs;
+        let _ = note;
         finish_in_parts(self, call, agent, revealed)
     }
 }

@@ -14,9 +14,10 @@
 -- the agent's slot, the record's JSON before and after its started_ms ('':
 -- no record), 'agent' if the record's key is an agent's slot (a hash)
 -- else 'call', the record's time to live, a new marker ('': no greeting),
--- '1' to read the tab map.
+-- the call's note for the tab map ('': none), which is read along and, on
+-- GO, noted (note_tabs).
 -- Reply: {decision, now_ms, until_ms, now_us, lease-bound holds?, holds,
--- marker, marker created?, tab map} or {CORRUPT, aside, ...}; the decision
+-- marker, marker created?, tab map (as the note left it)} or {CORRUPT, aside, ...}; the decision
 -- is AGENT_BUSY or QUEUED when nothing was done.
 local site, call = ARGV[3], ARGV[4]
 local p = { interval = tonumber(ARGV[5]), hold = tonumber(ARGV[6]) }
@@ -28,7 +29,7 @@ local lease = nil
 if ARGV[9] ~= '' then lease = ARGV[9] end
 local us = now_us()
 local now = floor_ms(us)
-local marker, created, tabs, known = read_along(ARGV[18] or '', ARGV[19] == '1', KEYS[1])
+local marker, created, tabs, known = read_along(ARGV[18] or '', (ARGV[19] or '') ~= '', KEYS[1])
 local function reply(decision, at, bound, holds)
   return { decision, now, at, us, flag(bound), holds, marker, created, tabs }
 end
@@ -53,6 +54,7 @@ if dropped then wake() end
 if decision == GO and (ARGV[14] or '') ~= '' then
   save_record(KEYS[4], ARGV[16], call, ARGV[14], now, ARGV[15], ARGV[17])
 end
+if decision == GO then tabs = note_tabs(tabs, ARGV[19] or '', now) end
 local bound = false
 for _, f in ipairs(s.in_flight) do
   if f.lease then bound = true end

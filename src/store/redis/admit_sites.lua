@@ -10,11 +10,13 @@
 -- ARGV: prefix, clock, call, '1' to check the agent's slot, the record's
 -- JSON before and after its started_ms, 'agent' if the record's key is an
 -- agent's slot (a hash) else 'call', the record's time to live, a new
--- marker ('': no greeting), '1' to read the tab map, stale_after_ms, the
+-- marker ('': no greeting), the call's note for the tab map ('': none; read
+-- along, and noted when the call is taken), stale_after_ms, the
 -- number of sites; then for each site: its name, interval_ms, hold_ms,
 -- budget calls ('' for none), budget window_ms, and the lost interval_ms
 -- and hold_ms a state that cannot be read is rebuilt with.
--- Reply: {decision, now_ms, now_us, marker, marker created?, tab map, then
+-- Reply: {decision, now_ms, now_us, marker, marker created?, tab map (as
+-- the note left it), then
 -- for each site whether it was a duplicate}; decision is GO (every site
 -- taken), AGENT_BUSY, QUEUED, WAIT (a site not due or over its budget), or
 -- CORRUPT, with the site's index and where its state went after the tab
@@ -22,7 +24,7 @@
 local call = ARGV[3]
 local us = now_us()
 local now = floor_ms(us)
-local marker, created, tabs = read_along(ARGV[9], ARGV[10] == '1', nil)
+local marker, created, tabs = read_along(ARGV[9], ARGV[10] ~= '', nil)
 local function reply(decision, rest)
   local r = { decision, now, us, marker, created, tabs }
   for _, v in ipairs(rest or {}) do r[#r + 1] = v end
@@ -73,4 +75,5 @@ end
 if not all_duplicates and ARGV[5] ~= '' then
   save_record(KEYS[1], ARGV[7], call, ARGV[5], now, ARGV[6], ARGV[8])
 end
+if not all_duplicates then tabs = note_tabs(tabs, ARGV[10], now) end
 return reply(GO, duplicates)

@@ -43,6 +43,10 @@ local STATE_TTL = 2678400000  -- 31 days: longer than any budget window (30 days
 local STATE_TTL_TEXT = '2678400000'
 local ASIDE_TTL = 604800000   -- 7 days for an unreadable state set aside
 local WAKE_TTL = 10000        -- a wake-up nobody takes is gone after this
+local TABS_TTL = 2592000000   -- 30 days: the tab map after its last change
+-- The most bytes of notes a tab map takes after it (note_tabs) before the
+-- next change is left to its caller, who writes the map whole.
+local TAB_NOTES_MAX = 32768
 
 local OK, CORRUPT = 0, 9
 local GO, DUPLICATE, WAIT, OVER_BUDGET = 0, 1, 2, 3
@@ -122,6 +126,30 @@ local function read_along(fresh, tabs, state)
   local raw = nil
   if state and got[3] then raw = got[3] end
   return marker, created, map, raw
+end
+
+-- Append `note` (a TabNote's JSON; '' for none) to the tab map read as
+-- `map` (false: none, or not a string), with the time `now_ms`, as
+-- `[now_ms,note]` on a line of its own: every reader applies it
+-- (TabMap::read). Not done to a key of another type, nor to a map whose
+-- notes reach TAB_NOTES_MAX: the caller's own update of the map, which comes
+-- next, then writes it whole. Returns the map as it is now, for that update
+-- to find the change made (or not).
+local function note_tabs(map, note, now_ms)
+  if note == '' then return map end
+  local key = P .. 'tabs'
+  local line = '\n[' .. int(now_ms) .. ',' .. note .. ']'
+  if not map then
+    if redis.call('EXISTS', key) == 1 then return map end
+    map = '{}' .. line
+    redis.call('SET', key, map, 'PX', TABS_TTL)
+    return map
+  end
+  local first = string.find(map, '\n', 1, true)
+  if first and #map - first >= TAB_NOTES_MAX then return map end
+  redis.call('APPEND', key, line)
+  redis.call('PEXPIRE', key, TABS_TTL)
+  return map .. line
 end
 
 -- Save a call's record at `key` (an admission's): the agent's slot (a

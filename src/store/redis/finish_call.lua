@@ -2,17 +2,19 @@
 -- finish_call: a call's whole finish (Store::finish_call): take its record
 -- (take_call.lua), then SiteState::finish at the server's time, rounded up,
 -- on every site it names and every revealed one (finish.lua on each), with
--- the record's interval; and the server's time and marker, and the tab map,
--- read along.
+-- the record's interval; the server's time and marker read along; and the
+-- tab map read along and the call's note added to it (note_tabs), with the
+-- finish's time rounded down.
 -- KEYS[1]: the agent's slot (a hash) if ARGV[4] is '1'; KEYS[#KEYS]: the
 -- call's own record. ARGV: prefix, clock, call, agent?, lost interval_ms,
--- lost hold_ms, a new marker ('': no greeting), '1' to read the tab map,
--- then the revealed sites.
--- Reply: {now_us, marker, marker created?, tab map, then per site: site,
--- finish_ms, its state}.
+-- lost hold_ms, a new marker ('': no greeting), the call's note for the tab
+-- map ('': none), then the revealed sites.
+-- Reply: {now_us, marker, marker created?, tab map (as the note left it),
+-- then per site: site, finish_ms, its state}.
 local call = ARGV[3]
 local us = now_us()
-local marker, created, tabs = read_along(ARGV[7], ARGV[8] == '1', nil)
+local marker, created, tabs = read_along(ARGV[7], ARGV[8] ~= '', nil)
+tabs = note_tabs(tabs, ARGV[8], floor_ms(us))
 local record = nil
 if ARGV[4] == '1' then
   local v = redis.pcall('HMGET', KEYS[1], 'call', 'open', 'record')

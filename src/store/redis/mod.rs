@@ -47,8 +47,15 @@
 //!   server.
 //! - The tab map is looked at first (most events change nothing): read
 //!   along with the admission or the finish before it, or with a plain
-//!   `GET`; and changed by a compare-and-set script (`set_tabs.lua`: written
-//!   if still the map read, else tried again on what is there). A call record
+//!   `GET`. The change an admitted call or a Post makes to it goes along
+//!   with that script as a note ([`crate::store::TabNote`]), appended after
+//!   the map's JSON, which every reader applies (`TabMap::read`): the
+//!   caller's own update then finds it done. Past 32 KB of notes, or with a
+//!   change that is not a note, the map is written whole by a
+//!   compare-and-set script (`set_tabs.lua`: written if still the map read,
+//!   else tried again on what is there), with the notes folded in. The rule
+//!   of how a tab moves is Rust's alone ([`TabMap::note`]); the server only
+//!   appends. A call record
 //!   is saved by the admission script (or one `MULTI`, or one `SET`);
 //!   taking it is a script, and a Post's finish takes it and finishes every
 //!   site it names in one (`finish_call.lua`).
@@ -76,7 +83,7 @@
 //! | `lease:<id>` | the lease of holds taken while a call waits for its other sites | [`LEASE_TTL`], renewed |
 //! | `agent:<agent>` | hash: the agent's last admitted call (`call`, `open`, `record`) | 7 days from the call |
 //! | `call:<call>` | the record of a call with no agent | 24 hours |
-//! | `tabs` | the tab map ([`TabMap`], at most 512 tabs) | 30 days from its last change |
+//! | `tabs` | the tab map ([`TabMap`], at most 512 tabs), then the notes not yet folded in | 30 days from its last change (`TABS_TTL` in `redis/base.lua`) |
 //! | `log` | stream of admissions, finishes, give-ups, blocks and backend notes | capped at about [`LOG_MAX`] entries |
 //! | `marker` | which life of the server's data this is | kept; gone only with the data |
 //!
@@ -163,7 +170,6 @@ const STATE_TTL_MS: u64 = 31 * 24 * 3_600_000;
 const WAKE_TTL_MS: u64 = 10_000;
 const CALL_TTL_MS: u64 = 24 * 3_600_000;
 const AGENT_TTL_MS: u64 = 7 * 24 * 3_600_000;
-const TABS_TTL_MS: u64 = 30 * 24 * 3_600_000;
 /// The file in the state directory with the last marker seen on each server.
 const SEEN_FILE: &str = "redis-seen.json";
 /// The file in the state directory that notes each server found without
@@ -360,6 +366,27 @@ impl Lua {
             }
             other => other,
         }
+    }
+}
+
+impl Lua {
+    /// The step on `keys` and `args` as one command to send without waiting
+    /// for its answer ([`Inner::defer`]): the library's function, or the
+    /// script by hash on a server without functions. Best effort: a server
+    /// that has neither loaded answers with an error nobody reads.
+    fn deferred(&self, inner: &Inner, keys: &[&str], args: &[&str]) -> redis::Cmd {
+        use std::sync::atomic::Ordering::Relaxed;
+        let mut cmd = if inner.functions.load(Relaxed) {
+            let mut c = redis::cmd("FCALL");
+            c.arg(format!("{}{}", function_prefix(), self.name));
+            c
+        } else {
+            let mut c = redis::cmd("EVALSHA");
+            c.arg(self.hash());
+            c
+        };
+        cmd.arg(keys.len()).arg(keys).arg(args);
+        cmd
     }
 }
 
@@ -1201,9 +1228,9 @@ impl Store for RedisStore {
         call: &str,
         agent: Option<&str>,
         revealed: &[String],
-        tabs: bool,
+        note: Option<&crate::store::TabNote>,
     ) -> Result<Vec<(String, EpochMs)>> {
-        self.finish_at_once(call, agent, revealed, tabs)
+        self.finish_at_once(call, agent, revealed, note)
     }
 
     fn describe(&self) -> String {

@@ -5,7 +5,7 @@
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 
 use super::*;
-use crate::store::Attempt;
+use crate::store::{Attempt, TabNote};
 use crate::{
     pacing::step::{self, Applied, Look, Now, Step},
     store::{
@@ -104,7 +104,7 @@ impl RedisStore {
         agent: Option<&str>,
         check_agent: bool,
         record: &CallRecord,
-        tabs: bool,
+        note: Option<&TabNote>,
     ) -> AlongArgs {
         let (record_key, kind, ttl) = match agent {
             Some(agent) => (self.inner.key("agent", agent), "agent", AGENT_TTL_MS),
@@ -123,7 +123,7 @@ impl RedisStore {
                 kind.to_owned(),
                 ttl.to_string(),
                 if greet { fresh_marker() } else { String::new() },
-                flag(tabs),
+                note.map(TabNote::text).unwrap_or_default(),
             ],
         }
     }
@@ -135,7 +135,7 @@ impl RedisStore {
         let policy = a.policy;
         let heal = self.admission_heal(a.call, policy);
         let [calls, window] = budget_args(policy);
-        let along = self.along_args(a.call, a.agent, a.check_agent, a.record, a.tabs);
+        let along = self.along_args(a.call, a.agent, a.check_agent, a.record, a.note);
         let greet = along.greet;
         let [state, sites, changed] = self.site_keys(a.site);
         let queue = self.queue_key(a.site);
@@ -170,9 +170,10 @@ impl RedisStore {
         if greet {
             self.greeted_by(r.int(3), before, &r.text(6), r.int(7) == 1);
         }
-        // Read for the caller's next look at the tab map, which comes right
-        // after an admission: kept only then.
-        if a.tabs && matches!(r.int(0), 0 | 1) {
+        // The map as the note left it, for the caller's update of it right
+        // after the admission (which finds the note applied): kept only
+        // then.
+        if a.note.is_some() && matches!(r.int(0), 0 | 1) {
             *lock(&self.tabs_read) = Some(r.opt_text(8));
         }
         match r.int(0) {
@@ -188,7 +189,7 @@ impl RedisStore {
     /// and the tab map, in one round trip; nothing written unless every
     /// site is taken.
     pub(super) fn admit_sites_at_once(&self, a: &AdmitSites<'_>) -> Result<SitesAdmission> {
-        let along = self.along_args(a.call, a.agent, a.check_agent, a.record, a.tabs);
+        let along = self.along_args(a.call, a.agent, a.check_agent, a.record, a.note);
         let (greet, record_key) = (along.greet, along.record_key);
         let clock = self.inner.clock_arg();
         let mut args: Vec<String> = along.args.into();
@@ -222,7 +223,7 @@ impl RedisStore {
         }
         match r.int(0) {
             0 => {
-                if a.tabs {
+                if a.note.is_some() {
                     *lock(&self.tabs_read) = Some(r.opt_text(5));
                 }
                 let at = r.uint(1);
@@ -265,7 +266,7 @@ impl RedisStore {
         call: &str,
         agent: Option<&str>,
         revealed: &[String],
-        tabs: bool,
+        note: Option<&TabNote>,
     ) -> Result<Vec<(String, EpochMs)>> {
         let lost = self.settings.lost;
         let agent_key = agent.map(|a| self.inner.key("agent", a));
@@ -279,6 +280,7 @@ impl RedisStore {
         let fresh = if greet { fresh_marker() } else { String::new() };
         let clock = self.inner.clock_arg();
         let (interval, hold) = (lost.interval_ms.to_string(), lost.hold_ms.to_string());
+        let note_text = note.map(TabNote::text).unwrap_or_default();
         let argv: Vec<&str> = [
             PREFIX,
             &clock,
@@ -287,7 +289,7 @@ impl RedisStore {
             &interval,
             &hold,
             &fresh,
-            if tabs { "1" } else { "" },
+            &note_text,
         ]
         .into_iter()
         .chain(revealed.iter().map(String::as_str))
@@ -297,7 +299,7 @@ impl RedisStore {
         if greet {
             self.greeted_by(r.int(0), before, &r.text(1), r.int(2) == 1);
         }
-        if tabs {
+        if note.is_some() {
             *lock(&self.tabs_read) = Some(r.opt_text(3));
         }
         let mut done = Vec::new();

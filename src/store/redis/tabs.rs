@@ -4,6 +4,13 @@
 use super::*;
 use crate::store::{CallRecord, TabMap, Tabs};
 
+/// Notes after the tab map (bytes) past which a process that changes
+/// nothing of the map writes it back with them folded in: each note costs
+/// every reader about half a microsecond to apply, and the fold is a write
+/// sent at exit. `TAB_NOTES_MAX` in `base.lua` bounds them if no fold
+/// lands.
+pub(super) const TAB_NOTES_FOLD: usize = 2048;
+
 /// An agent's slot as a hash: which call, whether it is open, its record.
 fn slot_fields(record: &CallRecord) -> [(&'static str, String); 3] {
     [
@@ -39,20 +46,28 @@ impl RedisStore {
 
     /// Apply `change` to the map read as `raw`, and write it back if it
     /// changed and nobody wrote it since; else again on what is there now.
+    /// A map unchanged but with notes of at least [`TAB_NOTES_FOLD`] bytes
+    /// is written back with them folded in, without waiting: if someone
+    /// wrote it since, the notes stay for the next event to fold.
     fn set_tabs(
         &self,
         mut raw: Option<String>,
         change: &dyn Fn(&mut TabMap) -> bool,
     ) -> Result<()> {
         let key = format!("{PREFIX}tabs");
-        let (clock, ttl) = (self.inner.clock_arg(), TABS_TTL_MS.to_string());
+        let clock = self.inner.clock_arg();
         // A map a script read along is stale once this writes.
         lock(&self.tabs_read).take();
         loop {
             let mut map = raw
                 .as_deref()
                 .map_or_else(TabMap::default, |t| TabMap::read(t.as_bytes()));
-            if !change(&mut map) {
+            let changed = change(&mut map);
+            let fold = raw.as_deref().is_some_and(|t| {
+                t.find('\n')
+                    .is_some_and(|at| t.len() - at >= TAB_NOTES_FOLD)
+            });
+            if !changed && !fold {
                 return Ok(());
             }
             let text = serde_json::to_string(&map).expect("tab map serializes");
@@ -60,9 +75,13 @@ impl RedisStore {
             let seen = raw
                 .as_deref()
                 .map_or_else(String::new, |t| redis::Script::new(t).get_hash().to_owned());
-            let r: Reply =
+            let args = [PREFIX, &clock, &seen, &text];
+            if !changed {
                 self.inner
-                    .script(&SET_TABS, &[&key], &[PREFIX, &clock, &seen, &text, &ttl])?;
+                    .defer(&SET_TABS.deferred(&self.inner, &[&key], &args));
+                return Ok(());
+            }
+            let r: Reply = self.inner.script(&SET_TABS, &[&key], &args)?;
             if r.int(0) == 1 {
                 return Ok(());
             }

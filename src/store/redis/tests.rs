@@ -6,7 +6,7 @@ use super::*;
 use crate::{
     pacing::decision::{Backoff, Budget},
     pacing::step::{self, Applied, Now, Step},
-    store::{Attempt, CallRecord, Queue, Sites, Stepped, TabEntry, TabMap, Tabs},
+    store::{Attempt, CallRecord, Queue, Sites, Stepped, TabEntry, TabMap, TabNote, TabSeen, Tabs},
 };
 
 use super::test_server::Server;
@@ -538,6 +538,74 @@ fn the_tab_map_is_updated_as_one_step() {
 }
 
 #[test]
+fn tab_notes_go_along_with_finishes_and_are_folded_in_by_the_events_after() {
+    let server = Server::start();
+    let s = store(&server, "tab-notes");
+    let notes_in = |text: &str| text.len() - text.find('\n').unwrap_or(text.len());
+    let mut expected = TabMap::default();
+    let mut folds = 0;
+    for i in 0..100 {
+        let n = note(i);
+        s.finish_call(&format!("#{i}"), None, &[], Some(&n))
+            .unwrap();
+        let noted = tabs_text(&s).unwrap();
+        assert!(notes_in(&noted) > 0, "note {i}: {noted}");
+        let at = s.clock().now_floor();
+        s.update_tabs(&|m| n.apply(m, at)).unwrap();
+        n.apply(&mut expected, at);
+        // The fold goes out with the next command (here, the GET).
+        let after = tabs_text(&s).unwrap();
+        if after != noted {
+            assert!(notes_in(&noted) >= tabs::TAB_NOTES_FOLD, "note {i}");
+            assert_eq!(notes_in(&after), 0, "note {i}: {after}");
+            folds += 1;
+        } else {
+            assert!(notes_in(&noted) < tabs::TAB_NOTES_FOLD, "note {i}");
+        }
+        // As the caller's own applying would leave it, but for the times
+        // (the server's, not this clock's).
+        let got = s.tabs().unwrap();
+        let (g, e) = (&got.tabs["chrome#1"], &expected.tabs["chrome#1"]);
+        assert_eq!((&g.hosts, &g.history), (&e.hosts, &e.history), "note {i}");
+        assert_eq!(got.current, expected.current, "note {i}");
+    }
+    assert!(folds >= 3, "{folds} folds");
+    // Notes no fold took up (another writer won each time; a server with
+    // neither the function nor the script) stop at 32 KB: a change then
+    // is written whole, at once, with them folded in.
+    let filler = note(7);
+    let mut full = serde_json::to_string(&expected).unwrap();
+    while full.len() - full.find('\n').unwrap_or(full.len()) < 32_768 {
+        full.push_str(&format!("\n[1,{}]", filler.text()));
+    }
+    raw(&server, &["SET", "pace-hook:tabs", &full]);
+    let mut folded = TabMap::read(full.as_bytes());
+    let n = note(200);
+    s.finish_call("#full", None, &[], Some(&n)).unwrap();
+    assert_eq!(tabs_text(&s).unwrap(), full, "a full map takes no note");
+    let at = s.clock().now_floor();
+    s.update_tabs(&|m| n.apply(m, at)).unwrap();
+    n.apply(&mut folded, at);
+    let text = tabs_text(&s).unwrap();
+    assert_eq!(notes_in(&text), 0, "{text}");
+    assert_eq!(
+        TabMap::read(text.as_bytes()),
+        folded,
+        "the notes were folded in"
+    );
+    // A key of another type takes no note; the update replaces it.
+    raw(&server, &["DEL", "pace-hook:tabs"]);
+    raw(&server, &["HSET", "pace-hook:tabs", "a", "b"]);
+    let n = note(1);
+    s.finish_call("#x", None, &[], Some(&n)).unwrap();
+    let at = s.clock().now_floor();
+    s.update_tabs(&|m| n.apply(m, at)).unwrap();
+    let text = tabs_text(&s).unwrap();
+    assert_eq!(notes_in(&text), 0, "{text}");
+    assert_eq!(s.tabs().unwrap().tabs["chrome#1"].hosts, ["h1.example"]);
+}
+
+#[test]
 fn a_backoff_is_written_in_a_transaction_and_delays_the_site() {
     let server = Server::start();
     let s = store(&server, "backoff");
@@ -648,7 +716,7 @@ fn an_admission_in_one_script_does_what_its_parts_do() {
                 agent: Some("u"),
                 check_agent: true,
                 record: &record("u#1"),
-                tabs: false,
+                note: None,
             };
             assert_eq!(a.admit_call(&ask).unwrap(), Admission::Queued);
             assert_eq!(admit_in_parts(&b, &ask).unwrap(), Admission::Queued);
@@ -665,7 +733,7 @@ fn an_admission_in_one_script_does_what_its_parts_do() {
             agent,
             check_agent,
             record: &rec,
-            tabs: true,
+            note: Some(&note(i)),
         };
         let (x, y) = (
             a.admit_call(&ask).unwrap(),
@@ -699,8 +767,10 @@ fn an_admission_in_one_script_does_what_its_parts_do() {
             b.site_state("x.com").unwrap(),
             "step {i}"
         );
-        // The tab map read along with an admission answers the next look.
-        same_call_and_tabs(&a, &b, agent, i);
+        // The tab map read along with an admission answers the caller's
+        // update, which finds the note applied.
+        let go = kind == "go";
+        same_call_and_tabs(&a, &b, agent, i, go.then(|| (note(i), t0 / 1000 + dt)));
     }
     // What was saved is what the Post takes, stamped with the admission.
     let s1 = a.take_call("s#1", Some("s")).unwrap().unwrap();
@@ -748,7 +818,9 @@ fn a_finish_in_one_script_does_what_its_parts_do() {
         let at = t0 + (i as u64 + 1) * 1_000_500;
         a.set_test_clock(Some(at));
         b.set_test_clock(Some(at));
-        let x = a.finish_call(call, *agent, revealed, true).unwrap();
+        let x = a
+            .finish_call(call, *agent, revealed, Some(&note(i)))
+            .unwrap();
         let y = finish_in_parts(&b, call, *agent, revealed).unwrap();
         assert_eq!(x, y, "ask {i}");
         let sites: Vec<&str> = x.iter().map(|(s, _)| s.as_str()).collect();
@@ -769,22 +841,63 @@ fn a_finish_in_one_script_does_what_its_parts_do() {
                 "ask {i} {site}"
             );
         }
-        assert_eq!(a.tabs().unwrap(), b.tabs().unwrap());
+        same_call_and_tabs(&a, &b, None, i, Some((note(i), at / 1000)));
     }
     for site in ["w.com", "x.com", "y.com", "z.com"] {
         assert_eq!(a.site_state(site).unwrap(), b.site_state(site).unwrap());
     }
 }
 
+/// A navigation of one tab to a new site at step `i`: the tab map's change
+/// a call makes.
+fn note(i: usize) -> TabNote {
+    TabNote {
+        seen: vec![TabSeen {
+            key: Some("chrome#1".to_owned()),
+            browser: "chrome".to_owned(),
+            hosts: vec![format!("h{i}.example")],
+            sure: i % 2 == 1,
+        }],
+        current: Some(("chrome".to_owned(), "chrome#1".to_owned())),
+    }
+}
+
+/// The tab map's text on `s`'s own server.
+fn tabs_text(s: &RedisStore) -> Option<String> {
+    s.inner
+        .run(|c| redis::cmd("GET").arg("pace-hook:tabs").query(c))
+        .unwrap()
+}
+
 /// The store under test and its reference agree on the agent's open call
-/// (when the step had an agent) and on the tab map.
-fn same_call_and_tabs(a: &RedisStore, b: &RedisStore, agent: Option<&str>, step: usize) {
+/// (when the step had an agent) and on the tab map, after the caller's own
+/// update of it with `noted` (the step's note and its time), if it made
+/// one: `a`, which applied the note along with its step, finds it done and
+/// writes nothing.
+fn same_call_and_tabs(
+    a: &RedisStore,
+    b: &RedisStore,
+    agent: Option<&str>,
+    step: usize,
+    noted: Option<(TabNote, u64)>,
+) {
     if let Some(agent) = agent {
         assert_eq!(
             a.open_call_of(agent).unwrap(),
             b.open_call_of(agent).unwrap(),
             "step {step}"
         );
+    }
+    if let Some((note, at)) = noted {
+        let text = tabs_text(a).expect("the note made a map");
+        assert!(
+            text.ends_with(&format!("\n[{at},{}]", note.text())),
+            "step {step}: {text}"
+        );
+        for s in [a, b] {
+            s.update_tabs(&|m| note.apply(m, at)).unwrap();
+        }
+        assert_eq!(tabs_text(a).as_deref(), Some(text.as_str()), "step {step}");
     }
     assert_eq!(a.tabs().unwrap(), b.tabs().unwrap(), "step {step}");
 }
@@ -896,7 +1009,7 @@ fn an_admission_of_several_sites_in_one_script_does_what_its_parts_do() {
             agent,
             check_agent: agent.is_some(),
             record: &rec,
-            tabs: true,
+            note: Some(&note(i)),
         };
         let (x, y) = (
             a.admit_sites(&ask).unwrap(),
@@ -935,7 +1048,8 @@ fn an_admission_of_several_sites_in_one_script_does_what_its_parts_do() {
                 assert_eq!(sa, sb, "step {i} {}", r.site);
             }
         }
-        same_call_and_tabs(&a, &b, agent, i);
+        let taken = what == "taken";
+        same_call_and_tabs(&a, &b, agent, i, taken.then(|| (note(i), t0 / 1000 + dt)));
     }
     // What was saved is what the Post takes, stamped with the admission.
     let s1 = a.take_call("s#1", Some("s")).unwrap().unwrap();
@@ -959,7 +1073,7 @@ fn an_admission_of_several_sites_in_one_script_does_what_its_parts_do() {
         agent: None,
         check_agent: false,
         record: &rec,
-        tabs: false,
+        note: None,
     };
     for r in [a.admit_sites(&ask), admit_sites_in_parts(&b, &ask)] {
         let Err(Error::CorruptState {
