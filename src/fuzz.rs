@@ -618,15 +618,16 @@ pub fn site_state(data: &[u8]) {
 /// (`agents/<session>`), the gate log read by `pace-hook gaps`, and a site
 /// directory's name read back as its key.
 pub fn state_files(data: &[u8]) {
-    if let Ok(mut map) = serde_json::from_slice::<TabMap>(data) {
+    // As every store reads it: the map, then the notes after it.
+    {
+        let mut map = TabMap::read(data);
         let keys: Vec<String> = map.current.keys().cloned().collect();
         for browser in keys {
             let _ = resolve::entry(&map, &TabRef::current(browser));
         }
         check_tab_map(&mut map);
         let bytes = serde_json::to_vec(&map).expect("a tab map serializes");
-        let back: TabMap = serde_json::from_slice(&bytes).expect("a tab map reads back");
-        assert_eq!(back, map);
+        assert_eq!(TabMap::read(&bytes), map, "a tab map reads back");
     }
     let _ = serde_json::from_slice::<CallRecord>(data);
     let _ = serde_json::from_slice::<AgentSlot>(data);
@@ -1220,6 +1221,25 @@ fn state_seeds() -> Vec<((&'static str, &'static str), Vec<u8>)> {
         (
             ("state_files", "tabs.json"),
             serde_json::to_vec(&tabs).expect("a tab map serializes"),
+        ),
+        (
+            ("state_files", "tabs-noted.json"),
+            [
+                serde_json::to_vec(&tabs).expect("a tab map serializes"),
+                b"\n[7,".to_vec(),
+                crate::store::TabNote {
+                    seen: vec![hook::seen(
+                        &TabRef::new("chrome", "1"),
+                        vec!["other.org".to_owned()],
+                        false,
+                    )],
+                    current: Some(("chrome".to_owned(), "chrome#1".to_owned())),
+                }
+                .text()
+                .into_bytes(),
+                b"]".to_vec(),
+            ]
+            .concat(),
         ),
         (
             ("state_files", "call.json"),
