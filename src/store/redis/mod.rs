@@ -310,12 +310,7 @@ impl Lua {
     ) -> RedisResult<T> {
         use std::sync::atomic::Ordering::Relaxed;
         if inner.functions.load(Relaxed) {
-            let mut fcall = redis::cmd("FCALL");
-            fcall
-                .arg(format!("{}{}", function_prefix(), self.name))
-                .arg(keys.len())
-                .arg(keys)
-                .arg(args);
+            let fcall = self.command(true, keys, args);
             match fcall.query(c) {
                 Err(e) if function_missing(&e) => {
                     inner.rearm(c)?;
@@ -348,12 +343,7 @@ impl Lua {
             }
             inner.rearm(c)?;
         }
-        let by_hash = redis::cmd("EVALSHA")
-            .arg(self.hash())
-            .arg(keys.len())
-            .arg(keys)
-            .arg(args)
-            .query(c);
+        let by_hash = self.command(false, keys, args).query(c);
         match by_hash {
             Err(e) if e.code() == Some("NOSCRIPT") => {
                 inner.rearm(c)?;
@@ -367,16 +357,11 @@ impl Lua {
             other => other,
         }
     }
-}
 
-impl Lua {
-    /// The step on `keys` and `args` as one command to send without waiting
-    /// for its answer ([`Inner::defer`]): the library's function, or the
-    /// script by hash on a server without functions. Best effort: a server
-    /// that has neither loaded answers with an error nobody reads.
-    fn deferred(&self, inner: &Inner, keys: &[&str], args: &[&str]) -> redis::Cmd {
-        use std::sync::atomic::Ordering::Relaxed;
-        let mut cmd = if inner.functions.load(Relaxed) {
+    /// The step on `keys` and `args` as one command: the library's function
+    /// (`FCALL`) with `functions`, else the script by hash (`EVALSHA`).
+    fn command(&self, functions: bool, keys: &[&str], args: &[&str]) -> redis::Cmd {
+        let mut cmd = if functions {
             let mut c = redis::cmd("FCALL");
             c.arg(format!("{}{}", function_prefix(), self.name));
             c
@@ -387,6 +372,15 @@ impl Lua {
         };
         cmd.arg(keys.len()).arg(keys).arg(args);
         cmd
+    }
+
+    /// [`Self::command`] as this store runs steps now, to send without
+    /// waiting for its answer ([`Inner::defer`]). Best effort: a server that
+    /// has neither the function nor the script loaded answers with an error
+    /// nobody reads.
+    fn deferred(&self, inner: &Inner, keys: &[&str], args: &[&str]) -> redis::Cmd {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.command(inner.functions.load(Relaxed), keys, args)
     }
 }
 
