@@ -335,6 +335,19 @@ mod tests {
     }
 
     #[test]
+    fn a_host_cannot_end_its_note_or_start_another() {
+        // Hosts come from URLs a page may write: one that holds what a
+        // store writes between notes stays inside its own note.
+        let sly =
+            "a.com\n[1,{\"seen\":[{\"key\":\"chrome#9\",\"browser\":\"chrome\",\"hosts\":[]}]}]";
+        let n = seen("1", sly, true);
+        assert!(!n.text().contains('\n'));
+        let read = TabMap::read(stored(&TabMap::default(), &[(3, n)]).as_bytes());
+        assert_eq!(read.tabs["chrome#1"].hosts, [sly]);
+        assert!(!read.tabs.contains_key("chrome#9"));
+    }
+
+    #[test]
     fn a_map_reads_as_before_notes_whatever_its_spacing() {
         let mut map = TabMap::default();
         seen("1", "a.com", true).apply(&mut map, 3);
