@@ -13,6 +13,7 @@ use serde::{
 };
 use serde_json::{Map, Value};
 
+use super::input::EventBytes;
 use crate::error::{Error, Result};
 
 /// The most pace-hook reads from stdin. Screenshots arrive base64-encoded
@@ -377,11 +378,8 @@ pub(crate) fn replace_lone_surrogates(bytes: &[u8]) -> Vec<u8> {
 
 /// The bytes of one event from `input`, refusing more than
 /// [`MAX_EVENT_BYTES`].
-pub(crate) fn read_bytes(input: impl Read) -> Result<Vec<u8>> {
-    let mut buf = Vec::with_capacity(8 * 1024);
-    input
-        .take(MAX_EVENT_BYTES as u64 + 1)
-        .read_to_end(&mut buf)
+pub(crate) fn read_bytes(input: impl Read) -> Result<EventBytes> {
+    let buf = super::input::read_at_most(input, MAX_EVENT_BYTES + 1)
         .map_err(|source| Error::Stdin { source })?;
     if buf.len() > MAX_EVENT_BYTES {
         return Err(Error::InputTooLarge {
@@ -447,6 +445,7 @@ fn collect_texts(v: &Value, out: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hook::input::{HUGE_FROM, SMALL};
 
     #[test]
     fn empty_and_blank_input_are_errors() {
@@ -586,6 +585,10 @@ mod tests {
             64 * k + 1,
             128 * k,
             576 * k + 3,
+            HUGE_FROM - 1,
+            HUGE_FROM,
+            HUGE_FROM + 1,
+            HUGE_FROM + 2 * k * k,
             2 * k * k + 12_345,
             all.len(),
         ] {
@@ -598,8 +601,35 @@ mod tests {
                     step,
                 })
                 .unwrap();
-                assert!(got == all[..len], "{len} bytes in steps of {step}");
+                assert!(*got == all[..len], "{len} bytes in steps of {step}");
+                #[cfg(target_os = "linux")]
+                assert_eq!(got.mapped(), len >= SMALL, "{len} bytes");
             }
+        }
+    }
+
+    /// A reader interrupted by a signal before every other read.
+    struct Interrupted<'a>(&'a [u8], bool);
+
+    impl Read for Interrupted<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            self.1 = !self.1;
+            if self.1 {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let n = out.len().min(50_000).min(self.0.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_read_interrupted_by_a_signal_is_tried_again() {
+        let all: Vec<u8> = (0..3 * 1024 * 1024).map(|i| (i % 253) as u8).collect();
+        for len in [10, SMALL + 1, all.len()] {
+            let got = read_bytes(Interrupted(&all[..len], false)).unwrap();
+            assert!(*got == all[..len], "{len} bytes");
         }
     }
 

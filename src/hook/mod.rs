@@ -5,6 +5,7 @@
 pub(crate) mod client;
 pub(crate) mod context;
 pub(crate) mod event;
+pub(crate) mod input;
 #[cfg(test)]
 mod tests;
 
