@@ -188,7 +188,8 @@ fn main() {
     // (and each build compared with that has it), its gate on the server
     // instead of the files.
     let redis = RedisServer::start();
-    let builds = builds(redis.as_ref(), &events, &work.root);
+    let mut own_servers = Vec::new();
+    let builds = builds(redis.as_ref(), &mut own_servers, &events, &work.root);
     let node = which("node");
     let started = SystemTime::now();
 
@@ -293,8 +294,8 @@ fn main() {
                 "bench: contention, {CONTENDERS} processes x {CALLS_EACH} calls, {}",
                 b.run_label()
             );
-            if b.backend.is_some()
-                && let Some(r) = &redis
+            if let Some(url) = &b.backend
+                && let Some(r) = redis.iter().chain(&own_servers).find(|r| r.url(0) == *url)
             {
                 r.flush();
             }
@@ -436,7 +437,17 @@ struct Contention {
 /// with (`PACE_HOOK_BENCH_COMPARE=LABEL=PATH[,LABEL=PATH...]`); with a
 /// Redis server, this build on it and each compared build that has the
 /// Redis store.
-fn builds(redis: Option<&RedisServer>, events: &Events, work: &Path) -> Vec<Build> {
+///
+/// A compared build on Redis gets a server of its own, started into
+/// `own_servers`: builds interleaved on one database would read each
+/// other's state (an older build reads a newer one's tab notes as a map it
+/// cannot read), and another database costs a `SELECT` on connecting.
+fn builds(
+    redis: Option<&RedisServer>,
+    own_servers: &mut Vec<RedisServer>,
+    events: &Events,
+    work: &Path,
+) -> Vec<Build> {
     let named = |var: &str| {
         std::env::var_os(var)
             .filter(|p| !p.is_empty())
@@ -498,16 +509,18 @@ fn builds(redis: Option<&RedisServer>, events: &Events, work: &Path) -> Vec<Buil
         };
         builds.push(build(label, link, path.clone(), &tag, None));
         if link == Link::Dynamic
-            && let Some(r) = redis
+            && redis.is_some()
             && speaks_redis(&path, events, work, &tag)
+            && let Some(own) = RedisServer::start()
         {
             builds.push(build(
                 &format!("{label}, Redis store, loopback"),
                 Link::Dynamic,
                 path,
                 &format!("{tag}-redis"),
-                Some(r.url(0)),
+                Some(own.url(0)),
             ));
+            own_servers.push(own);
         }
     }
     if let Some(r) = redis {
