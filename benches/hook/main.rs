@@ -667,7 +667,7 @@ fn write_events(dir: &Path) {
     fs::create_dir_all(dir).expect("events directory");
     let events = Events::load();
     let one = "https://example.com/a";
-    let files: [(&str, Vec<u8>); 14] = [
+    let files: [(&str, Vec<u8>); 17] = [
         ("skip.json", events.skip.with_id("profile-skip")),
         ("pre.json", events.pre(one).with_id("profile-1")),
         ("post.json", events.post(one).with_id("profile-1")),
@@ -697,6 +697,9 @@ fn write_events(dir: &Path) {
             "script-10k-post.json",
             events.script_10k.1.with_id("profile-4"),
         ),
+        ("bash-parsed.json", events.bash_parsed.with_id("profile-8")),
+        ("curl.json", events.bash_curl.0.with_id("profile-7")),
+        ("curl-post.json", events.bash_curl.1.with_id("profile-7")),
         ("one-site.toml", one_site_config().into_bytes()),
         ("scale.toml", scale_config().into_bytes()),
         ("contention.toml", contention_config().into_bytes()),
