@@ -462,7 +462,7 @@ fn post(ctx: &dyn Context, event: &HookEvent) -> Result<Option<String>, PostFail
     if let Some(sites) = held.filter(|s| !s.is_empty()) {
         let keeps = format!(
             "pace-hook keeps {} held for up to {}: `{tool}` ended while the page it started may still be loading (the server stopped waiting for it), and a next request would cut that load short. Work on other sites meanwhile.",
-            sites.join(", "),
+            name_sites(&sites.iter().map(String::as_str).collect::<Vec<_>>()),
             format_duration(config.hold_ms)
         );
         told = Some(match told {
@@ -672,59 +672,105 @@ pub(crate) fn seen(tab: &TabRef, hosts: Vec<String>, sure: bool) -> TabSeen {
 /// paced call (a lock, a short queue), and a line per call would be noise.
 pub(crate) const TELL_AFTER_MS: u64 = 1_000;
 
+/// The most sites a message names one by one.
+const NAMED_SITES: usize = 3;
+
+/// Sites as a message names them: each of up to [`NAMED_SITES`]
+/// (`a, b and c`), else the first ones and how many more, so that a call
+/// paced on every known site does not put thousands of names in the
+/// model's context.
+pub(crate) fn name_sites(sites: &[&str]) -> String {
+    match sites.len() {
+        n if n <= NAMED_SITES => crate::read::shell::join_and(sites),
+        _ => format!(
+            "{} and {} others",
+            sites[..NAMED_SITES - 1].join(", "),
+            thousands(sites.len() - (NAMED_SITES - 1))
+        ),
+    }
+}
+
+/// `n` with a comma every three digits, as the messages write counts.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// What to say after admission `a`: nothing for a call admitted at once (or
-/// a second pace-hook for a call already admitted), else which site, how
-/// long and why. The why is read back from the site's state, only for a call
-/// that waited, so the call admitted at once pays nothing for it.
+/// a second pace-hook for a call already admitted), else which site held it,
+/// how long and why. The site that held it is the one whose turn took
+/// longest (sites are taken one after another); the why is read back from
+/// its state alone, only for a call that waited, so the call admitted at
+/// once pays nothing for it, and a call paced on every known site reads one
+/// state, not thousands.
 fn waited(a: &Admitted, requests: &[SiteRequest], store: &dyn Store, label: &str) -> Outcome {
     if a.duplicate || a.waited_ms < TELL_AFTER_MS {
         return Outcome::Pass;
     }
-    let sites: Vec<&str> = a.sites.iter().map(|(s, _)| s.as_str()).collect();
-    let site = sites.join(" and ");
     let started = a.at_ms.saturating_sub(a.waited_ms);
-    let states: Vec<_> = sites
-        .iter()
-        .filter_map(|s| store.site_state(s).ok().flatten())
-        .collect();
+    let mut before = started;
+    let mut holder = (0, 0);
+    for (i, &at) in a.taken_ms.iter().enumerate() {
+        let took = at.saturating_sub(before);
+        if took > holder.1 {
+            holder = (i, took);
+        }
+        before = before.max(at);
+    }
+    let Some((site, _)) = a.sites.get(holder.0) else {
+        return Outcome::Pass;
+    };
+    let site = site.as_str();
+    let state = store.site_state(site).ok().flatten();
+    let interval = policy_in(requests, site).interval_ms;
     // A backoff that ran out while this call waited is what held it.
-    let backoff = states.iter().find_map(|st| {
+    let backoff = state.as_ref().and_then(|st| {
         let until = st.backoff?.until_ms;
-        (until > started && until <= a.at_ms.saturating_add(1_000))
-            .then_some((st.site.as_str(), until))
+        (until > started && until <= a.at_ms.saturating_add(1_000)).then_some(until)
     });
-    // A call that finished while this one waited was ahead of it.
-    let behind = states
-        .iter()
-        .any(|st| st.last_finish_ms.is_some_and(|f| f > started));
-    let interval = requests
-        .iter()
-        .map(|r| r.policy.interval_ms)
-        .max()
-        .unwrap_or(0);
-    let why = match backoff {
-        Some((s, until)) => format!(
-            "{s} is backing off (it answered 429, or was held back by hand) until {} UTC",
+    let last_finish = state.as_ref().and_then(|st| st.last_finish_ms);
+    let why = match (backoff, last_finish) {
+        (Some(until), _) => format!(
+            "{site} is backing off (it answered 429, or was held back by hand) until {} UTC",
             crate::pacing::gaps::clock_time(until)
         ),
-        None if behind => format!(
+        // A call that finished while this one waited was ahead of it.
+        (None, Some(f)) if f > started => format!(
             "another call to it was ahead (in flight or queued), and each starts at least {} after the one before ends (interval)",
             format_duration(interval)
         ),
-        None if states.iter().any(|st| st.last_finish_ms.is_some()) => format!(
+        (None, Some(f)) if interval > 0 && f.saturating_add(interval) > started => format!(
             "its last call ended less than {} ago (interval: from the end of one call to the start of the next)",
             format_duration(interval)
         ),
-        None => "another call held it (in flight), or this process was held up getting its turn"
+        _ => "another call held it (in flight), or this process was held up getting its turn"
             .to_owned(),
+    };
+    let among = match a.sites.len() {
+        1 => String::new(),
+        n => {
+            let all: Vec<&str> = a.sites.iter().map(|(s, _)| s.as_str()).collect();
+            format!(
+                " (one of the {} sites it was paced on: {})",
+                thousands(n),
+                name_sites(&all)
+            )
+        }
     };
     let took = format_duration(a.waited_ms);
     Outcome::Waited {
         user: one_line(&format!(
-            "pace-hook: `{label}` waited {took} for {site}'s turn: {why}"
+            "pace-hook: `{label}` waited {took} for {site}'s turn{among}: {why}"
         )),
         model: one_line(&format!(
-            "pace-hook paced this call: `{label}` waited {took} for {site}'s turn, because {why}. The call then went ahead; there is nothing to retry. Calls to other sites are not held by this one."
+            "pace-hook paced this call: `{label}` waited {took} for {site}'s turn{among}, because {why}. The call then went ahead; there is nothing to retry. Calls to other sites are not held by this one."
         )),
     }
 }

@@ -215,6 +215,96 @@ fn a_result_s_tab_context_moves_the_tab_map_and_the_next_click_paces_there() {
 }
 
 #[test]
+fn a_call_paced_on_every_known_site_names_the_one_that_held_it_and_counts_the_rest() {
+    let ctx = Memory::new(config(10_000, 120_000, 60_000), T0);
+    // Five sites with state, long done; then example.com, just done.
+    for (i, site) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+        let url = format!("https://{site}.test/");
+        let id = format!("old{i}");
+        assert_eq!(run(&ctx, &navigate(&id, &url)), Outcome::Pass);
+        assert_eq!(run(&ctx, &navigated(&id, &url)), Outcome::Pass);
+        ctx.clock.advance(10_000);
+    }
+    assert_eq!(
+        run(&ctx, &navigate("n1", "https://example.com/")),
+        Outcome::Pass
+    );
+    assert_eq!(
+        run(&ctx, &navigated("n1", "https://example.com/")),
+        Outcome::Pass
+    );
+    ctx.clock.advance(1_000);
+    // A script on a tab the map does not know: every known site.
+    let script = event(
+        "PreToolUse",
+        "j1",
+        "mcp__claude-in-chrome__javascript_tool",
+        json!({"action": "javascript_exec", "tabId": 99, "text": "document.title"}),
+        json!({}),
+    );
+    let Outcome::Waited { user, model } = run(&ctx, &script) else {
+        panic!("the script waited for example.com")
+    };
+    assert_eq!(
+        user,
+        "pace-hook: `javascript_tool` waited 9 s for example.com's turn (one of the 6 sites it was paced on: a.test, b.test and 4 others): its last call ended less than 10 s ago (interval: from the end of one call to the start of the next)"
+    );
+    assert!(
+        model.starts_with("pace-hook paced this call: `javascript_tool` waited 9 s for example.com's turn (one of the 6 sites it was paced on: a.test, b.test and 4 others), because its last call ended less than 10 s ago"),
+        "{model}"
+    );
+    let records = ctx.store.records();
+    let admit = of_kind(&records, Kind::Admit).pop().expect("admitted");
+    assert_eq!(admit.sites.len(), 6, "{admit:#?}");
+}
+
+#[test]
+fn a_wait_with_no_interval_is_not_blamed_on_one() {
+    let ctx = Memory::new(config(0, 1_000, 60_000), T0);
+    assert_eq!(
+        run(&ctx, &navigate("n1", "https://example.com/a")),
+        Outcome::Pass
+    );
+    assert_eq!(
+        run(&ctx, &navigated("n1", "https://example.com/a")),
+        Outcome::Pass
+    );
+    // Held up after its admission for longer than its hold: it queues
+    // again, having waited, with the site's last finish long before.
+    ctx.store
+        .stall_after_next(Kind::Admit, Duration::from_millis(1_500));
+    let Outcome::Waited { user, .. } = run(&ctx, &navigate("n2", "https://example.com/b")) else {
+        panic!("a call held up 1.5 s says it waited")
+    };
+    assert!(
+        user.ends_with("for example.com's turn: another call held it (in flight), or this process was held up getting its turn"),
+        "{user}"
+    );
+}
+
+#[test]
+fn a_message_names_a_few_sites_and_counts_the_rest() {
+    use super::name_sites;
+    assert_eq!(name_sites(&[]), "");
+    assert_eq!(name_sites(&["a.test"]), "a.test");
+    assert_eq!(name_sites(&["a.test", "b.test"]), "a.test and b.test");
+    assert_eq!(
+        name_sites(&["a.test", "b.test", "c.test"]),
+        "a.test, b.test and c.test"
+    );
+    assert_eq!(
+        name_sites(&["a.test", "b.test", "c.test", "d.test"]),
+        "a.test, b.test and 2 others"
+    );
+    let many: Vec<String> = (0..2_001).map(|i| format!("s{i}.test")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    assert_eq!(name_sites(&many), "s0.test, s1.test and 1,999 others");
+    assert_eq!(super::thousands(999), "999");
+    assert_eq!(super::thousands(1_000), "1,000");
+    assert_eq!(super::thousands(1_234_567), "1,234,567");
+}
+
+#[test]
 fn a_call_whose_turn_is_further_off_than_max_wait_is_blocked_at_once_saying_when() {
     let ctx = Memory::new(config(10_000, 120_000, 3_000), T0);
     assert_eq!(

@@ -121,8 +121,8 @@ impl Analysis {
     }
 }
 
-/// `a`, `a and b`, `a, b and c`.
-fn join_and(items: &[&str]) -> String {
+/// `a`, `a and b`, `a, b and c`: a list as the messages write one.
+pub(crate) fn join_and(items: &[&str]) -> String {
     match items {
         [] => String::new(),
         [one] => (*one).to_owned(),
