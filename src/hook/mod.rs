@@ -753,16 +753,16 @@ fn waited(a: &Admitted, requests: &[SiteRequest], store: &dyn Store, label: &str
         _ => "another call held it (in flight), or this process was held up getting its turn"
             .to_owned(),
     };
-    let among = match a.sites.len() {
-        1 => String::new(),
-        n => {
-            let all: Vec<&str> = a.sites.iter().map(|(s, _)| s.as_str()).collect();
+    let (among, others) = match a.sites.len() {
+        1 => (String::new(), "other sites"),
+        n => (
             format!(
                 " (one of the {} sites it was paced on: {})",
                 thousands(n),
-                name_sites(&all)
-            )
-        }
+                name_sites(&a.sites.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>())
+            ),
+            "sites it was not paced on",
+        ),
     };
     let took = format_duration(a.waited_ms);
     Outcome::Waited {
@@ -770,7 +770,7 @@ fn waited(a: &Admitted, requests: &[SiteRequest], store: &dyn Store, label: &str
             "pace-hook: `{label}` waited {took} for {site}'s turn{among}: {why}"
         )),
         model: one_line(&format!(
-            "pace-hook paced this call: `{label}` waited {took} for {site}'s turn{among}, because {why}. The call then went ahead; there is nothing to retry. Calls to other sites are not held by this one."
+            "pace-hook paced this call: `{label}` waited {took} for {site}'s turn{among}, because {why}. The call then went ahead; there is nothing to retry. Calls to {others} are not held by this one."
         )),
     }
 }
