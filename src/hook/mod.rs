@@ -685,22 +685,14 @@ pub(crate) fn name_sites(sites: &[&str]) -> String {
         _ => format!(
             "{} and {} others",
             sites[..NAMED_SITES - 1].join(", "),
-            thousands(sites.len() - (NAMED_SITES - 1))
+            count(sites.len() - (NAMED_SITES - 1))
         ),
     }
 }
 
-/// `n` with a comma every three digits, as the messages write counts.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+/// A count as the messages write it: `2,001`.
+fn count(n: usize) -> String {
+    crate::pacing::gaps::group(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
 /// What to say after admission `a`: nothing for a call admitted at once (or
@@ -758,7 +750,7 @@ fn waited(a: &Admitted, requests: &[SiteRequest], store: &dyn Store, label: &str
         n => (
             format!(
                 " (one of the {} sites it was paced on: {})",
-                thousands(n),
+                count(n),
                 name_sites(&a.sites.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>())
             ),
             "sites it was not paced on",

@@ -106,15 +106,22 @@ fn a_second_navigate_waits_the_interval_after_the_first_finishes() {
     assert_eq!(admits[1].waited_ms, Some(9_000));
 }
 
+/// Run `e` with its process stopped for 1.5 s right after its admission is
+/// logged; what it tells the user.
+fn held_up(ctx: &Memory, e: &HookEvent) -> String {
+    ctx.store
+        .stall_after_next(Kind::Admit, Duration::from_millis(1_500));
+    let Outcome::Waited { user, .. } = run(ctx, e) else {
+        panic!("a call held up 1.5 s says it waited")
+    };
+    user
+}
+
 #[test]
 fn a_pre_held_up_past_its_hold_after_admission_queues_again() {
     let ctx = Memory::new(config(2_000, 1_000, 60_000), T0);
     // Stopped right after its admission was logged, for longer than its hold.
-    ctx.store
-        .stall_after_next(Kind::Admit, Duration::from_millis(1_500));
-    let Outcome::Waited { user, .. } = run(&ctx, &navigate("n1", "https://example.com/a")) else {
-        panic!("a call held up 1.5 s says it waited")
-    };
+    let user = held_up(&ctx, &navigate("n1", "https://example.com/a"));
     assert!(
         user.ends_with("this process was held up getting its turn"),
         "{user}"
@@ -271,11 +278,7 @@ fn a_wait_with_no_interval_is_not_blamed_on_one() {
     );
     // Held up after its admission for longer than its hold: it queues
     // again, having waited, with the site's last finish long before.
-    ctx.store
-        .stall_after_next(Kind::Admit, Duration::from_millis(1_500));
-    let Outcome::Waited { user, .. } = run(&ctx, &navigate("n2", "https://example.com/b")) else {
-        panic!("a call held up 1.5 s says it waited")
-    };
+    let user = held_up(&ctx, &navigate("n2", "https://example.com/b"));
     assert!(
         user.ends_with("for example.com's turn: another call held it (in flight), or this process was held up getting its turn"),
         "{user}"
@@ -299,9 +302,9 @@ fn a_message_names_a_few_sites_and_counts_the_rest() {
     let many: Vec<String> = (0..2_001).map(|i| format!("s{i}.test")).collect();
     let many: Vec<&str> = many.iter().map(String::as_str).collect();
     assert_eq!(name_sites(&many), "s0.test, s1.test and 1,999 others");
-    assert_eq!(super::thousands(999), "999");
-    assert_eq!(super::thousands(1_000), "1,000");
-    assert_eq!(super::thousands(1_234_567), "1,234,567");
+    assert_eq!(super::count(999), "999");
+    assert_eq!(super::count(1_000), "1,000");
+    assert_eq!(super::count(1_234_567), "1,234,567");
 }
 
 #[test]
