@@ -45,6 +45,9 @@ pub struct Admitted {
     /// When each site (in `sites` order) let it in: the earlier sites of a
     /// call that needs several were taken before the last one, and held.
     pub taken_ms: Vec<EpochMs>,
+    /// The interval required after each site (in `sites` order): the
+    /// strictest its caller asked for there.
+    pub intervals_ms: Vec<u64>,
     /// The same call already held every site (a second pace-hook for it):
     /// nothing was marked.
     pub duplicate: bool,
@@ -423,6 +426,10 @@ impl<'a> Gate<'a> {
                 .map(|(i, t, _)| (sites[*i].site.clone(), *t))
                 .collect(),
             taken_ms,
+            intervals_ms: taken
+                .iter()
+                .map(|(i, _, _)| sites[*i].policy.interval_ms)
+                .collect(),
             duplicate: taken.iter().all(|(_, _, d)| *d),
             at_mono,
         })
@@ -770,6 +777,38 @@ mod tests {
 
     fn finish(store: &MemoryStore, call: &str) -> EpochMs {
         Gate::new(store).finish(call, Some(call), &[]).unwrap().at()
+    }
+
+    #[test]
+    fn each_site_gets_its_strictest_interval_in_the_admission() {
+        let (_clock, store) = setup();
+        let request = |site: &str, interval_ms| {
+            SiteRequest::new(
+                site,
+                Policy {
+                    interval_ms,
+                    ..POLICY
+                },
+            )
+        };
+        // Out of order, one site twice with two intervals; taken at once.
+        let requests = [
+            request("b.test", 3_000),
+            request("a.test", 10_000),
+            request("b.test", 7_000),
+            request("c.test", 0),
+        ];
+        let a = admitted(admit(&store, "a", &requests));
+        let sites: Vec<&str> = a.sites.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(sites, ["a.test", "b.test", "c.test"]);
+        assert_eq!(a.intervals_ms, [10_000, 7_000, 0]);
+        // One at a time (a site busy, so not all at once): the same.
+        finish(&store, "a");
+        let b = admitted(admit(&store, "b", &requests));
+        assert!(b.waited_ms > 0, "{b:?}");
+        assert_eq!(b.intervals_ms, [10_000, 7_000, 0]);
+        let c = admitted(admit(&store, "c", &[request("d.test", 4_000)]));
+        assert_eq!(c.intervals_ms, [4_000]);
     }
 
     #[test]

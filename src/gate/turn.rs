@@ -59,31 +59,6 @@ impl Ask<'_> {
         r.sites = sites;
         r
     }
-
-    /// The interval this caller requires at each of `sites` (0 at a site it
-    /// did not ask for): the requests sorted once and each site looked up,
-    /// not the requests scanned once per site, which for a call paced on
-    /// every known site was quadratic (half of such a call's instructions
-    /// at 1,000 sites of two domains, BENCHMARKS.md).
-    fn intervals_at(&self, sites: &[String]) -> Vec<u64> {
-        let mut by_site: Vec<(&str, u64)> = self
-            .requests
-            .iter()
-            .map(|r| (r.site.as_str(), r.policy.interval_ms))
-            .collect();
-        // By site, then interval: a site's strictest comes last.
-        by_site.sort_unstable();
-        sites
-            .iter()
-            .map(|site| {
-                let end = by_site.partition_point(|&(s, _)| s <= site.as_str());
-                match end.checked_sub(1).map(|i| by_site[i]) {
-                    Some((s, interval)) if s == site => interval,
-                    _ => 0,
-                }
-            })
-            .collect()
-    }
 }
 
 /// How long past `max_wait` a Pre's I/O may still take: the work after an
@@ -201,7 +176,7 @@ impl Gate<'_> {
 /// The gate log's line for an admission: what `gaps` replays.
 fn admission_line(ask: &Ask<'_>, a: &Admitted, sites: Vec<String>) -> Record {
     let mut r = ask.line(Kind::Admit, a.at_ms, sites);
-    r.intervals_ms = ask.intervals_at(&r.sites);
+    r.intervals_ms = a.intervals_ms.clone();
     r.interval_ms = r.intervals_ms.first().copied();
     r.hold_ms = Some(ask.hold_ms);
     r.tickets = a.sites.iter().map(|(_, t)| *t).collect();
@@ -213,47 +188,4 @@ fn admission_line(ask: &Ask<'_>, a: &Admitted, sites: Vec<String>) -> Record {
         r.reason = Some("duplicate: this call already holds its sites".to_owned());
     }
     r
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::pacing::{
-        clock::{Clock, FakeClock},
-        decision::Policy,
-    };
-
-    #[test]
-    fn each_site_gets_its_strictest_interval_and_an_unasked_one_none() {
-        let request = |site: &str, interval_ms| {
-            SiteRequest::new(
-                site,
-                Policy {
-                    interval_ms,
-                    ..Policy::default()
-                },
-            )
-        };
-        // Out of order, one site twice with two intervals.
-        let requests = [
-            request("b.test", 3_000),
-            request("a.test", 10_000),
-            request("b.test", 7_000),
-            request("c.test", 0),
-        ];
-        let line = Record::new(Kind::Admit, 0, "navigate");
-        let ask = Ask {
-            call: "c1",
-            requests: &requests,
-            arrived: FakeClock::new(0).mono(),
-            max_wait_ms: 0,
-            hold_ms: 0,
-            agent: None,
-            note: None,
-            line: &line,
-        };
-        let sites = ["c.test", "b.test", "z.test", "a.test", "a"].map(String::from);
-        assert_eq!(ask.intervals_at(&sites), [0, 7_000, 0, 10_000, 0]);
-        assert!(ask.intervals_at(&[]).is_empty());
-    }
 }

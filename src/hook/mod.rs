@@ -316,7 +316,7 @@ fn pace(
         None => Ok(()),
     })?;
     match turn {
-        Turn::Admitted(a) => Ok(waited(&a, &requests, store, &label)),
+        Turn::Admitted(a) => Ok(waited(&a, store, &label)),
         Turn::OverBudget(s) => Ok(Outcome::Block(budget_message(&label, &requests, &s))),
         Turn::GaveUp(g) => {
             let ahead = match g.ahead {
@@ -702,7 +702,7 @@ fn count(n: usize) -> String {
 /// its state alone, only for a call that waited, so the call admitted at
 /// once pays nothing for it, and a call paced on every known site reads one
 /// state, not thousands.
-fn waited(a: &Admitted, requests: &[SiteRequest], store: &dyn Store, label: &str) -> Outcome {
+fn waited(a: &Admitted, store: &dyn Store, label: &str) -> Outcome {
     if a.duplicate || a.waited_ms < TELL_AFTER_MS {
         return Outcome::Pass;
     }
@@ -721,7 +721,7 @@ fn waited(a: &Admitted, requests: &[SiteRequest], store: &dyn Store, label: &str
     };
     let site = site.as_str();
     let state = store.site_state(site).ok().flatten();
-    let interval = policy_in(requests, site).interval_ms;
+    let interval = a.intervals_ms.get(holder.0).copied().unwrap_or(0);
     // A backoff that ran out while this call waited is what held it.
     let backoff = state.as_ref().and_then(|st| {
         let until = st.backoff?.until_ms;
