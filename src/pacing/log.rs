@@ -137,10 +137,12 @@ pub(crate) fn append(root: &Dir, record: &Record) {
         return;
     };
     line.push(b'\n');
-    if let Ok(mut file) = root.open(FILE, Mode::Append) {
+    if let Ok((mut file, len)) = root.open_sized(FILE, Mode::Append) {
         // One write call per line: O_APPEND keeps concurrent lines whole.
+        // Rotated by the length before plus this line: what others appended
+        // meanwhile only moves the rotation by a line or so.
         let _ = file.write_all(&line);
-        if file.metadata().is_ok_and(|m| m.len() > ROTATE_BYTES) {
+        if len.saturating_add(line.len() as u64) > ROTATE_BYTES {
             let _ = root.rename(FILE, root, "gate.log.1");
         }
     }

@@ -73,6 +73,7 @@ pub(crate) use tabs::AgentSlot;
 pub struct FileStore {
     path: PathBuf,
     root: OnceLock<Result<Dir, String>>,
+    subs: [OnceLock<Dir>; 4],
     clock: Arc<dyn Clock>,
     settings: Options,
     warning: Option<String>,
@@ -103,6 +104,7 @@ impl FileStore {
         Ok(Self {
             path: path.into(),
             root: OnceLock::new(),
+            subs: Default::default(),
             clock,
             settings,
             warning: None,
@@ -125,8 +127,25 @@ impl FileStore {
         super::state_root(&self.root, &self.path)
     }
 
-    fn sites(&self, create: bool) -> Result<Option<Dir>> {
-        self.root()?.sub("sites", create)
+    /// One of the state directory's subdirectories, opened once per
+    /// process (each event would open `sites` twice, and a call paced on
+    /// every known site twice per site). Kept open, as the root is: the
+    /// gate only ever adds and removes entries in them, never the
+    /// directories themselves. A missing one (without `create`) is looked
+    /// for again next time.
+    fn sub(&self, sub: Sub, create: bool) -> Result<Option<&Dir>> {
+        let cell = &self.subs[sub as usize];
+        if let Some(dir) = cell.get() {
+            return Ok(Some(dir));
+        }
+        let Some(dir) = self.root()?.sub(sub.name(), create)? else {
+            return Ok(None);
+        };
+        Ok(Some(cell.get_or_init(|| dir)))
+    }
+
+    fn sites(&self, create: bool) -> Result<Option<&Dir>> {
+        self.sub(Sub::Sites, create)
     }
 
     /// The site's directory; with `create`, made whole (state, lock, queue)
@@ -153,17 +172,17 @@ impl FileStore {
             Ok(())
         })();
         if let Err(e) = made {
-            remove_tree(&sites, &tmp);
+            remove_tree(sites, &tmp);
             return Err(Error::io("create", sites.join(&name), e));
         }
-        match sites.rename(&tmp, &sites, &name) {
+        match sites.rename(&tmp, sites, &name) {
             Ok(()) => {}
             // Another process made it first: use theirs.
             Err(e) if matches!(e.raw_os_error(), Some(libc::EEXIST | libc::ENOTEMPTY)) => {
-                remove_tree(&sites, &tmp)
+                remove_tree(sites, &tmp)
             }
             Err(e) => {
-                remove_tree(&sites, &tmp);
+                remove_tree(sites, &tmp);
                 return Err(Error::io("create", sites.join(&name), e));
             }
         }
@@ -183,6 +202,27 @@ impl FileStore {
                 path: dir.join(name),
             }),
             Err(e) => Err(Error::io("lock", dir.join(name), e)),
+        }
+    }
+}
+
+/// The subdirectories of the state directory that [`FileStore::sub`] keeps
+/// open.
+#[derive(Debug, Clone, Copy)]
+enum Sub {
+    Sites,
+    Agents,
+    Calls,
+    Leases,
+}
+
+impl Sub {
+    fn name(self) -> &'static str {
+        match self {
+            Sub::Sites => "sites",
+            Sub::Agents => "agents",
+            Sub::Calls => "calls",
+            Sub::Leases => "leases",
         }
     }
 }

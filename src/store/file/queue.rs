@@ -9,7 +9,7 @@ use std::{
     sync::Arc,
 };
 
-use super::{FileStore, LOCK_WAIT, LockWaiter, mtime_ms, nanos, renew_mtime, sweep, wall_ms};
+use super::{FileStore, LOCK_WAIT, LockWaiter, Sub, mtime_ms, nanos, renew_mtime, sweep, wall_ms};
 use crate::{
     error::{Error, Result},
     key,
@@ -324,7 +324,10 @@ impl Queue for FileStore {
     }
 
     fn lease(&self) -> Result<Box<dyn Lease>> {
-        let dir = self.root()?.sub("leases", true)?.expect("made");
+        let leases = self.sub(Sub::Leases, true)?.expect("made");
+        let dir = leases
+            .try_clone()
+            .map_err(|e| Error::io("open", leases.path(), e))?;
         let id = format!("{}-{}", std::process::id(), nanos());
         let file = dir
             .open(&id, Mode::CreateNew)

@@ -10,7 +10,7 @@ use std::{
     time::Duration,
 };
 
-use super::{FileStore, LOCK_WAIT, queue::lease_alive};
+use super::{FileStore, LOCK_WAIT, Sub, queue::lease_alive};
 use crate::{
     error::{Error, Result},
     key,
@@ -66,7 +66,7 @@ impl FileStore {
         let before = state.clone();
         // Leases are only looked up for a state that holds one.
         let leases = match state.in_flight.iter().any(|f| f.lease.is_some()) {
-            true => self.root()?.sub("leases", false)?,
+            true => self.sub(Sub::Leases, false)?,
             false => None,
         };
         let alive = |id: &str| leases.as_ref().is_some_and(|l| lease_alive(l, id, true));
@@ -285,7 +285,7 @@ impl Sites for FileStore {
             _ => return Err(unreadable("is not this site's state".to_owned())),
         };
         if state.in_flight.iter().any(|f| f.lease.is_some()) {
-            let leases = self.root()?.sub("leases", false)?;
+            let leases = self.sub(Sub::Leases, false)?;
             state.drop_lapsed(|id| leases.as_ref().is_some_and(|l| lease_alive(l, id, false)));
         }
         Ok(Some(state))

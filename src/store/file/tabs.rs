@@ -3,7 +3,7 @@
 
 use std::{io::ErrorKind, os::unix::fs::FileExt};
 
-use super::{FileStore, LOCK_WAIT, nanos, sweep};
+use super::{FileStore, LOCK_WAIT, Sub, nanos, sweep};
 use crate::{
     error::{Error, Result},
     key,
@@ -35,32 +35,31 @@ impl FileStore {
     /// data out at once, which costs more than the rest of the event. Only
     /// the agent itself writes its slot, one call at a time.
     fn write_slot(&self, agent: &str, record: &CallRecord, open: bool) -> Result<()> {
-        let agents = self.root()?.sub("agents", true)?.expect("made");
+        let agents = self.sub(Sub::Agents, true)?.expect("made");
         let name = self.slot_path(agent);
         let slot = AgentSlot {
             record: record.clone(),
             open,
         };
-        let file = match agents.open(&name, Mode::Write) {
-            Ok(f) => f,
+        let (file, old) = match agents.open_sized(&name, Mode::Write) {
+            Ok(opened) => opened,
             Err(e) if e.raw_os_error() == Some(libc::EISDIR) => {
                 // Tampered: a directory where the slot goes. Only this agent
                 // writes here, so setting it aside is safe.
                 let aside = format!(".{name}.lost-{}", nanos());
                 agents
-                    .rename(&name, &agents, &aside)
+                    .rename(&name, agents, &aside)
                     .map_err(|e| agents.refuse(&name, e, "replace"))?;
                 agents
-                    .open(&name, Mode::Write)
+                    .open_sized(&name, Mode::Write)
                     .map_err(|e| agents.refuse(&name, e, "open"))?
             }
             Err(e) => return Err(agents.refuse(&name, e, "open")),
         };
-        let old = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
         let mut bytes = serde_json::to_vec(&slot).expect("slot serializes");
         bytes.push(b'\n');
-        if bytes.len() < old {
-            bytes.resize(old, b' ');
+        if (bytes.len() as u64) < old {
+            bytes.resize(old as usize, b' ');
         }
         file.write_all_at(&bytes, 0)
             .map_err(|e| Error::io("write", agents.join(&name), e))?;
@@ -153,7 +152,7 @@ impl Tabs for FileStore {
         if let Some(agent) = agent {
             return self.write_slot(agent, record, true);
         }
-        let calls = self.root()?.sub("calls", true)?.expect("made");
+        let calls = self.sub(Sub::Calls, true)?.expect("made");
         let name = format!("{}.json", key::file_name(&record.call));
         let mut bytes = serde_json::to_vec(record).expect("record serializes");
         bytes.push(b'\n');
@@ -179,7 +178,7 @@ impl Tabs for FileStore {
             self.write_slot(agent, &open, false)?;
             return Ok(Some(open));
         }
-        let Some(calls) = self.root()?.sub("calls", false)? else {
+        let Some(calls) = self.sub(Sub::Calls, false)? else {
             return Ok(None);
         };
         let name = format!("{}.json", key::file_name(call));
@@ -195,7 +194,7 @@ impl Tabs for FileStore {
     }
 
     fn open_call_of(&self, agent: &str) -> Result<Option<CallRecord>> {
-        let Some(agents) = self.root()?.sub("agents", false)? else {
+        let Some(agents) = self.sub(Sub::Agents, false)? else {
             return Ok(None);
         };
         let name = self.slot_path(agent);
