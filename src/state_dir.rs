@@ -447,9 +447,19 @@ pub(crate) fn euid() -> libc::uid_t {
     *EUID.get_or_init(|| unsafe { libc::geteuid() })
 }
 
+/// The most of one state file [`read_all`] reads. Far past anything
+/// pace-hook writes (a site's state keeps at most 10,000 admission times, a
+/// tab map 512 tabs; a call paced on 100,000 configured sites records about
+/// 5 MB), so a larger file was planted or corrupted. Read whole, a sparse
+/// file of gigabytes held the hook for half a minute and 4 GB of memory:
+/// past its client's timeout, which lets the call through unpaced.
+pub(crate) const READ_LIMIT: u64 = 64 << 20;
+
 /// Read the rest of `file` into `buf`, as `read_to_end` does, without the
 /// size probe std makes for a `File` (a `statx` and an `lseek` per read):
 /// the state's files are small, and [`Dir::open`] has just looked at them.
+/// A file longer than [`READ_LIMIT`] is an error of kind `FileTooLarge`,
+/// with `buf` as it was.
 pub(crate) fn read_all(file: &File, buf: &mut Vec<u8>) -> io::Result<usize> {
     /// A reader std knows nothing of, so its `read_to_end` is the plain loop.
     struct Plain<'a>(&'a File);
@@ -458,8 +468,25 @@ pub(crate) fn read_all(file: &File, buf: &mut Vec<u8>) -> io::Result<usize> {
             io::Read::read(&mut self.0, b)
         }
     }
+    let start = buf.len();
     buf.reserve(1024);
-    io::Read::read_to_end(&mut Plain(file), buf)
+    let n = io::Read::read_to_end(&mut io::Read::take(Plain(file), READ_LIMIT + 1), buf)?;
+    if n as u64 > READ_LIMIT {
+        buf.truncate(start);
+        return Err(too_large());
+    }
+    Ok(n)
+}
+
+/// The error of a state file past [`READ_LIMIT`].
+pub(crate) fn too_large() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!(
+            "larger than {} MiB, far more than pace-hook ever writes there",
+            READ_LIMIT >> 20
+        ),
+    )
 }
 
 fn fstat(fd: libc::c_int) -> io::Result<libc::stat> {

@@ -180,6 +180,45 @@ fn a_config_that_is_not_a_regular_file_is_refused_not_waited_on() {
     assert!(started.elapsed() < Duration::from_secs(5));
 }
 
+/// Make the file at `path` run on past pace-hook's read limit (64 MiB),
+/// sparse, so it costs no disk.
+fn plant_huge(path: &Path) {
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    f.set_len((64 << 20) + 1).unwrap();
+}
+
+#[test]
+fn files_too_large_to_be_a_config_or_a_state_block_the_call_never_let_it_through() {
+    // A config: refused, and said so.
+    let gate = Gate::new("interval = \"10ms\"\n");
+    plant_huge(&gate.dir.join("config.toml"));
+    let out = gate.run(&pre_navigate("a", "https://example.com/", 1));
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("larger than 64 MiB"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A site's state: the site counts as busy, and the file is set aside.
+    let gate = Gate::new("interval = \"10ms\"\nmax_wait = \"1s\"\n");
+    assert_pass(&gate.run(&pre_navigate("a", "https://example.com/", 1)));
+    assert_pass(&gate.run(&post_navigate("a")));
+    let site = gate.home().join("sites/example.com");
+    plant_huge(&site.join("state.json"));
+    let out = gate.run(&pre_navigate("b", "https://example.com/", 2));
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("unreadable"), "{}", stderr(&out));
+    assert!(fs::metadata(site.join("state.json")).unwrap().len() < 1024);
+    let out = gate.run(&pre_navigate("c", "https://example.com/", 3));
+    assert_eq!(code(&out), 2, "still busy: {}", stderr(&out));
+    assert!(stderr(&out).contains("waited"), "{}", stderr(&out));
+}
+
 #[test]
 fn a_post_with_a_lone_surrogate_is_recorded() {
     let gate = Gate::new("interval = \"10ms\"\n");

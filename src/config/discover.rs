@@ -142,10 +142,27 @@ fn read_regular(path: &Path) -> std::io::Result<String> {
             "not a regular file; a config must be a plain TOML file",
         ));
     }
+    // A config of 100,000 sites is a few megabytes; one past the limit was
+    // not written by hand, and reading it whole could hold the hook past its
+    // client's timeout, which lets the call through unpaced.
     let mut text = String::new();
-    f.read_to_string(&mut text)?;
+    (&mut f)
+        .take(MAX_CONFIG_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "larger than {} MiB; a config is a short TOML file",
+                MAX_CONFIG_BYTES >> 20
+            ),
+        ));
+    }
     Ok(text)
 }
+
+/// The longest config file read.
+const MAX_CONFIG_BYTES: u64 = 64 << 20;
 
 fn candidate_paths(project: Option<&Path>) -> Vec<PathBuf> {
     let mut paths = Vec::with_capacity(2);

@@ -113,7 +113,8 @@ impl FileStore {
 enum Unreadable {
     /// The file had these bytes, which are not this site's state.
     Bytes(Vec<u8>),
-    /// Something other than a file is there.
+    /// Something other than a file is there, or one that cannot be read
+    /// (past [`state_dir::READ_LIMIT`]): it is renamed aside, not copied.
     NotAFile,
     /// No state file, though the site's directory exists.
     Missing,
@@ -364,6 +365,35 @@ mod tests {
             on_disk.ends_with(b" "),
             "old contents must be blanked, not left behind"
         );
+        let _ = std::fs::remove_dir_all(s.root_path());
+    }
+
+    #[test]
+    fn a_planted_state_too_large_to_read_is_busy_and_set_aside() {
+        use std::os::unix::fs::MetadataExt;
+        let s = store("huge");
+        s.finish("x.com", "a", 10).unwrap();
+        // A state that reads as whole JSON for its first bytes, then runs on
+        // past the limit (sparse, so it costs no disk).
+        let state = s.root_path().join("sites/x.com/state.json");
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&state)
+            .unwrap();
+        f.set_len(state_dir::READ_LIMIT + 1).unwrap();
+        let planted = std::fs::metadata(&state).unwrap().ino();
+        let e = s.try_admit("x.com", "c", &P, None, soon(&s)).unwrap_err();
+        let Error::CorruptState { moved_to, .. } = &e else {
+            panic!("{e}");
+        };
+        // Renamed aside, not read in and copied.
+        let aside = std::fs::metadata(moved_to.as_ref().expect("set aside")).unwrap();
+        assert_eq!(aside.ino(), planted);
+        assert_eq!(aside.len(), state_dir::READ_LIMIT + 1);
+        // Healed as busy, and small again.
+        let a = s.try_admit("x.com", "c", &P, None, soon(&s)).unwrap();
+        assert!(matches!(a.decision, Decision::WaitUntil(_)), "{a:?}");
+        assert!(std::fs::metadata(&state).unwrap().len() < 1024);
         let _ = std::fs::remove_dir_all(s.root_path());
     }
 

@@ -58,11 +58,17 @@ impl FileStore {
         };
         let mut bytes = serde_json::to_vec(&slot).expect("slot serializes");
         bytes.push(b'\n');
-        if (bytes.len() as u64) < old {
-            bytes.resize(old as usize, b' ');
-        }
-        file.write_all_at(&bytes, 0)
-            .map_err(|e| Error::io("write", agents.join(&name), e))?;
+        let written = (|| {
+            // A slot far larger than any record was planted: cut it, rather
+            // than pad with gigabytes of blanks.
+            if old > state_dir::READ_LIMIT {
+                file.set_len(0)?;
+            } else if (bytes.len() as u64) < old {
+                bytes.resize(old as usize, b' ');
+            }
+            file.write_all_at(&bytes, 0)
+        })();
+        written.map_err(|e| Error::io("write", agents.join(&name), e))?;
         let now = record.started_ms;
         if open && now.is_multiple_of(64) {
             sweep(&agents, now, 7 * 24 * 3_600_000);
@@ -92,9 +98,13 @@ impl Tabs for FileStore {
                 // planted there) leaves the read unlocked, as it always was.
                 let _lock = self.lock_for_reading(root);
                 let mut bytes = Vec::new();
-                state_dir::read_all(&f, &mut bytes)
-                    .map_err(|e| Error::io("read", root.join("tabs.json"), e))?;
-                Ok(TabMap::read(&bytes))
+                match state_dir::read_all(&f, &mut bytes) {
+                    Ok(_) => Ok(TabMap::read(&bytes)),
+                    // Planted: unknown tabs, as below; the next update sets
+                    // it aside.
+                    Err(e) if e.kind() == ErrorKind::FileTooLarge => Ok(TabMap::default()),
+                    Err(e) => Err(Error::io("read", root.join("tabs.json"), e)),
+                }
             }
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(TabMap::default()),
             // A directory or link planted there: unknown tabs, as an
@@ -106,24 +116,29 @@ impl Tabs for FileStore {
     fn change_tabs(&self, change: &dyn Fn(&mut TabMap) -> bool) -> Result<()> {
         let root = self.root()?;
         let _lock = self.lock(root, "tabs.lock", self.clock.mono().after(LOCK_WAIT))?;
-        let file = match root.open("tabs.json", Mode::ReadWrite) {
+        // Not a file, or one too large to be a map: set it aside (under the
+        // lock) so the map can be kept.
+        let set_aside = || {
+            let aside = format!("tabs.json.lost-{}", nanos());
+            root.rename("tabs.json", root, &aside)
+                .map_err(|e| root.refuse("tabs.json", e, "replace"))?;
+            root.open("tabs.json", Mode::ReadWrite)
+                .map_err(|e| root.refuse("tabs.json", e, "open"))
+        };
+        let mut file = match root.open("tabs.json", Mode::ReadWrite) {
             Ok(f) => f,
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 return Err(Error::io("open", root.join("tabs.json"), e));
             }
-            Err(_) => {
-                // Not a file: set it aside (under the lock) so the map can be
-                // kept.
-                let aside = format!("tabs.json.lost-{}", nanos());
-                root.rename("tabs.json", root, &aside)
-                    .map_err(|e| root.refuse("tabs.json", e, "replace"))?;
-                root.open("tabs.json", Mode::ReadWrite)
-                    .map_err(|e| root.refuse("tabs.json", e, "open"))?
-            }
+            Err(_) => set_aside()?,
         };
         let mut old = Vec::new();
-        state_dir::read_all(&file, &mut old)
-            .map_err(|e| Error::io("read", root.join("tabs.json"), e))?;
+        if let Err(e) = state_dir::read_all(&file, &mut old) {
+            if e.kind() != ErrorKind::FileTooLarge {
+                return Err(Error::io("read", root.join("tabs.json"), e));
+            }
+            file = set_aside()?;
+        }
         let mut map = TabMap::read(&old);
         if change(&mut map) {
             // In place, padded with blanks (which JSON reads as space) over
@@ -188,9 +203,15 @@ impl Tabs for FileStore {
             Err(e) => return Err(calls.refuse(&name, e, "read")),
         };
         let mut bytes = Vec::new();
-        state_dir::read_all(&f, &mut bytes).map_err(|e| Error::io("read", calls.join(&name), e))?;
+        let read = state_dir::read_all(&f, &mut bytes);
         let _ = calls.unlink(&name, false);
-        Ok(serde_json::from_slice(&bytes).ok())
+        match read {
+            Ok(_) => Ok(serde_json::from_slice(&bytes).ok()),
+            // Planted: no record, as one that does not parse; the call's
+            // holds run their course.
+            Err(e) if e.kind() == ErrorKind::FileTooLarge => Ok(None),
+            Err(e) => Err(Error::io("read", calls.join(&name), e)),
+        }
     }
 
     fn open_call_of(&self, agent: &str) -> Result<Option<CallRecord>> {
@@ -199,12 +220,16 @@ impl Tabs for FileStore {
         };
         let name = self.slot_path(agent);
         match agents.open(&name, Mode::Read) {
-            // A slot that does not parse (torn by a power cut) holds no open
-            // call: the call's hold then runs its course.
+            // A slot that does not parse (torn by a power cut) or is too
+            // large to be one (planted) holds no open call: the call's hold
+            // then runs its course.
             Ok(f) => {
                 let mut bytes = Vec::new();
-                state_dir::read_all(&f, &mut bytes)
-                    .map_err(|e| Error::io("read", agents.join(&name), e))?;
+                match state_dir::read_all(&f, &mut bytes) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == ErrorKind::FileTooLarge => return Ok(None),
+                    Err(e) => return Err(Error::io("read", agents.join(&name), e)),
+                }
                 Ok(serde_json::from_slice::<AgentSlot>(&bytes)
                     .ok()
                     .filter(|s| s.open)
@@ -252,6 +277,61 @@ mod tests {
             true
         })
         .unwrap();
+    }
+
+    /// Make the file at `path` run on past the read limit (sparse).
+    fn plant_huge(path: &std::path::Path) {
+        let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        f.set_len(state_dir::READ_LIMIT + 1).unwrap();
+    }
+
+    #[test]
+    fn a_tab_map_too_large_to_read_is_unknown_tabs_and_set_aside() {
+        let s = store("huge-map");
+        set(&s, &[("t#1", "a.com")]);
+        plant_huge(&s.root_path().join("tabs.json"));
+        assert!(s.tabs().unwrap().tabs.is_empty(), "no tab is known");
+        set(&s, &[("t#2", "b.com")]);
+        let map = s.tabs().unwrap();
+        assert_eq!(map.tabs.keys().collect::<Vec<_>>(), ["t#2"]);
+        let aside: Vec<_> = std::fs::read_dir(s.root_path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("tabs.json.lost-")
+            })
+            .collect();
+        assert_eq!(aside.len(), 1);
+        assert_eq!(
+            aside[0].metadata().unwrap().len(),
+            state_dir::READ_LIMIT + 1
+        );
+        let _ = std::fs::remove_dir_all(s.root_path());
+    }
+
+    #[test]
+    fn an_agent_slot_too_large_to_read_holds_no_call_and_is_cut() {
+        let s = store("huge-slot");
+        let record = |call: &str| CallRecord {
+            call: call.to_owned(),
+            sites: vec!["a.com".to_owned()],
+            started_ms: 5,
+            interval_ms: 10,
+        };
+        s.save_call(&record("one"), Some("agent")).unwrap();
+        let slot = s.root_path().join("agents").join(s.slot_path("agent"));
+        plant_huge(&slot);
+        assert_eq!(s.open_call_of("agent").unwrap(), None);
+        s.save_call(&record("two"), Some("agent")).unwrap();
+        assert!(std::fs::metadata(&slot).unwrap().len() < 1024);
+        assert_eq!(s.open_call_of("agent").unwrap(), Some(record("two")));
+        // A record of a call with no agent, planted past the limit: none.
+        s.save_call(&record("three"), None).unwrap();
+        plant_huge(&s.root_path().join("calls/three.json"));
+        assert_eq!(s.take_call("three", None).unwrap(), None);
+        let _ = std::fs::remove_dir_all(s.root_path());
     }
 
     #[test]

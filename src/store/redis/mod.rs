@@ -122,7 +122,6 @@
 
 use std::{
     collections::BTreeMap,
-    io::Read,
     path::PathBuf,
     sync::{Arc, Mutex, MutexGuard, OnceLock},
     time::{Duration, Instant},
@@ -1009,10 +1008,10 @@ impl RedisStore {
         };
         root.open(SCRIPTS_FILE, Mode::Read)
             .ok()
-            .and_then(|mut f| {
-                let mut text = String::new();
-                f.read_to_string(&mut text).ok()?;
-                serde_json::from_str(&text).ok()
+            .and_then(|f| {
+                let mut bytes = Vec::new();
+                crate::state_dir::read_all(&f, &mut bytes).ok()?;
+                serde_json::from_slice(&bytes).ok()
             })
             .unwrap_or_default()
     }
@@ -1118,10 +1117,10 @@ impl RedisStore {
         let mut seen: BTreeMap<String, String> = root
             .open(SEEN_FILE, Mode::Read)
             .ok()
-            .and_then(|mut f| {
-                let mut text = String::new();
-                f.read_to_string(&mut text).ok()?;
-                serde_json::from_str(&text).ok()
+            .and_then(|f| {
+                let mut bytes = Vec::new();
+                crate::state_dir::read_all(&f, &mut bytes).ok()?;
+                serde_json::from_slice(&bytes).ok()
             })
             .unwrap_or_default();
         let last = seen.get(&self.inner.server).cloned();
