@@ -4,7 +4,7 @@
 //! writes; every rule of a step is in `pacing`, and what an admission tells
 //! its waiter ([`Attempt`]) is made here, once, from what the step answered.
 
-use std::time::Duration;
+use std::{collections::HashMap, time::Duration};
 
 use super::RENEW_EVERY;
 use crate::{
@@ -54,6 +54,47 @@ impl Attempt {
             wait,
             settled: look.settled,
         }
+    }
+}
+
+/// Each site's state as a store read it along with a step of this process
+/// (a finish), kept for the next look at that site ([`Sites::site_state`]),
+/// once: a Post finishes its sites, then looks at each for a backoff to
+/// reset, and that look needs no read of its own. Any other step on the
+/// site makes what is kept stale, so it is forgotten first. What another
+/// process did in between is not seen, which can only leave a backoff set
+/// that a fresh read would have reset.
+pub(crate) struct ReadAlong<T>(std::sync::Mutex<HashMap<String, T>>);
+
+impl<T> Default for ReadAlong<T> {
+    fn default() -> Self {
+        Self(std::sync::Mutex::new(HashMap::new()))
+    }
+}
+
+impl<T> ReadAlong<T> {
+    fn with<R>(&self, f: impl FnOnce(&mut HashMap<String, T>) -> R) -> R {
+        f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Keep `state` as `site`'s, in place of what was kept.
+    pub(crate) fn keep(&self, site: &str, state: T) {
+        self.with(|kept| kept.insert(site.to_owned(), state));
+    }
+
+    /// Forget what is kept of `site`.
+    pub(crate) fn forget(&self, site: &str) {
+        self.with(|kept| kept.remove(site));
+    }
+
+    /// Forget everything kept.
+    pub(crate) fn clear(&self) {
+        self.with(HashMap::clear);
+    }
+
+    /// What is kept of `site`, taken.
+    pub(crate) fn take(&self, site: &str) -> Option<T> {
+        self.with(|kept| kept.remove(site))
     }
 }
 

@@ -48,7 +48,7 @@ use std::{
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
-use super::{Options, Store, heartbeat};
+use super::{Options, Store, heartbeat, sites::ReadAlong};
 use crate::{
     error::{Error, Result},
     key,
@@ -74,6 +74,8 @@ pub struct FileStore {
     path: PathBuf,
     root: OnceLock<Result<Dir, String>>,
     subs: [OnceLock<Dir>; 4],
+    /// Each site's state as a finish of this process left it.
+    states_read: ReadAlong<SiteState>,
     clock: Arc<dyn Clock>,
     settings: Options,
     warning: Option<String>,
@@ -105,6 +107,7 @@ impl FileStore {
             path: path.into(),
             root: OnceLock::new(),
             subs: Default::default(),
+            states_read: ReadAlong::default(),
             clock,
             settings,
             warning: None,

@@ -243,16 +243,24 @@ impl Sites for FileStore {
         let deadline = deadline.unwrap_or_else(|| self.clock.mono().after(LOCK_WAIT));
         let heal = step.heal(&self.settings.lost);
         let (create, fail_on_lost) = (step.makes_site(), step.fails_on_lost());
-        let applied = self
+        let finish = matches!(step, Step::Finish { .. });
+        self.states_read.forget(site);
+        let (applied, after) = self
             .with_state(
                 site,
                 create,
                 fail_on_lost,
                 deadline,
                 &heal,
-                |state, clock, alive| step::apply(state, step, Now::of(clock), alive),
+                |state, clock, alive| {
+                    let applied = step::apply(state, step, Now::of(clock), alive);
+                    (applied, finish.then(|| state.clone()))
+                },
             )?
-            .unwrap_or(Applied::Found(false));
+            .unwrap_or((Applied::Found(false), None));
+        if let Some(state) = after {
+            self.states_read.keep(site, state);
+        }
         Ok(Stepped::by(self.clock.as_ref(), applied))
     }
 
@@ -267,6 +275,10 @@ impl Sites for FileStore {
     /// returned, as every step of the gate would drop them; an unreadable
     /// state is an error that says the gate counts the site as busy.
     fn site_state(&self, site: &str) -> Result<Option<SiteState>> {
+        // As this process's finish just left it, for this look (once).
+        if let Some(state) = self.states_read.take(site) {
+            return Ok(Some(state));
+        }
         let Some(dir) = self.site_dir(site, false)? else {
             return Ok(None);
         };
@@ -394,6 +406,31 @@ mod tests {
         let a = s.try_admit("x.com", "c", &P, None, soon(&s)).unwrap();
         assert!(matches!(a.decision, Decision::WaitUntil(_)), "{a:?}");
         assert!(std::fs::metadata(&state).unwrap().len() < 1024);
+        let _ = std::fs::remove_dir_all(s.root_path());
+    }
+
+    #[test]
+    fn the_look_after_a_finish_is_answered_by_the_finish_once() {
+        let s = store("read-along");
+        s.finish("x.com", "a", 10).unwrap();
+        let state = s.root_path().join("sites/x.com/state.json");
+        std::fs::write(&state, b"not a state").unwrap();
+        // The finish's own state, not the file: once.
+        let kept = s.site_state("x.com").unwrap().unwrap();
+        assert_eq!(kept.site, "x.com");
+        assert!(kept.last_finish_ms.is_some());
+        assert!(
+            s.site_state("x.com").is_err(),
+            "the second look reads the file"
+        );
+        let _ = std::fs::remove_dir_all(s.root_path());
+        // Another step in between makes what the finish read stale.
+        let s = store("read-along-stale");
+        s.finish("x.com", "a", 10).unwrap();
+        s.cancel("x.com", "b").unwrap();
+        let state = s.root_path().join("sites/x.com/state.json");
+        std::fs::write(&state, b"not a state").unwrap();
+        assert!(s.site_state("x.com").is_err());
         let _ = std::fs::remove_dir_all(s.root_path());
     }
 

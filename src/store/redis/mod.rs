@@ -129,7 +129,7 @@ use std::{
 
 use redis::{Connection, ConnectionLike, IntoConnectionInfo, RedisError, RedisResult, Value};
 
-use super::{LEASE_TTL, Log, Options, RENEW_EVERY, Store, heartbeat, redact_url};
+use super::{LEASE_TTL, Log, Options, RENEW_EVERY, Store, heartbeat, redact_url, sites::ReadAlong};
 
 mod log;
 mod queue;
@@ -868,7 +868,7 @@ pub struct RedisStore {
     tabs_read: Mutex<Option<Option<String>>>,
     /// Each site's state as the last finish script left it, for the next
     /// look at that site (once).
-    states_read: Mutex<Vec<(String, String)>>,
+    states_read: ReadAlong<String>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -985,7 +985,7 @@ impl RedisStore {
             root: OnceLock::new(),
             greeted: OnceLock::new(),
             tabs_read: Mutex::new(None),
-            states_read: Mutex::new(Vec::new()),
+            states_read: ReadAlong::default(),
         };
         // Connect now (and authenticate): a server that cannot be reached
         // is an error here. The greeting waits for the first read of the

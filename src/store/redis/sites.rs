@@ -160,7 +160,7 @@ impl RedisStore {
             .into_iter()
             .chain(args.iter().map(String::as_str))
             .collect();
-        lock(&self.states_read).retain(|(s, _)| s != a.site);
+        self.states_read.forget(a.site);
         let before = OffsetClock::local_us();
         let r: Reply = self.inner.script(
             &ADMIT,
@@ -215,7 +215,9 @@ impl RedisStore {
             .into_iter()
             .chain(args.iter().map(String::as_str))
             .collect();
-        lock(&self.states_read).retain(|(s, _)| a.sites.iter().all(|r| r.site != *s));
+        for r in a.sites {
+            self.states_read.forget(&r.site);
+        }
         let before = OffsetClock::local_us();
         let r: Reply = self.inner.script(&ADMIT_SITES, &[&record_key], &argv)?;
         if greet {
@@ -303,11 +305,10 @@ impl RedisStore {
             *lock(&self.tabs_read) = Some(r.opt_text(3));
         }
         let mut done = Vec::new();
-        let mut read = lock(&self.states_read);
-        read.clear();
+        self.states_read.clear();
         for i in (4..r.0.len()).step_by(3) {
             let site = r.text(i);
-            read.push((site.clone(), r.text(i + 2)));
+            self.states_read.keep(&site, r.text(i + 2));
             done.push((site, r.uint(i + 1)));
         }
         Ok(done)
@@ -441,7 +442,7 @@ impl Drop for RedisWatch {
 impl Sites for RedisStore {
     fn step(&self, site: &str, step: Step<'_>, _deadline: Option<Mono>) -> Result<Stepped> {
         // What a finish read of this site is stale once another step ran.
-        lock(&self.states_read).retain(|(s, _)| s != site);
+        self.states_read.forget(site);
         // Every script ends its arguments with the policy a state that
         // cannot be read is rebuilt with.
         let heal = step.heal(&self.settings.lost);
@@ -510,12 +511,7 @@ impl Sites for RedisStore {
 
     fn site_state(&self, site: &str) -> Result<Option<SiteState>> {
         // Read by the finish just made, for this look (once).
-        let kept = {
-            let mut read = lock(&self.states_read);
-            let at = read.iter().position(|(s, _)| s == site);
-            at.map(|i| read.swap_remove(i).1)
-        };
-        if let Some(text) = kept {
+        if let Some(text) = self.states_read.take(site) {
             return self.parse_state(site, &text).map(Some);
         }
         let key = self.inner.key("site", site);
