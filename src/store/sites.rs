@@ -88,6 +88,7 @@ impl<T> ReadAlong<T> {
     }
 
     /// Forget everything kept.
+    #[cfg(feature = "redis")]
     pub(crate) fn clear(&self) {
         self.with(HashMap::clear);
     }

@@ -71,7 +71,7 @@ impl FileStore {
         written.map_err(|e| Error::io("write", agents.join(&name), e))?;
         let now = record.started_ms;
         if open && now.is_multiple_of(64) {
-            sweep(&agents, now, 7 * 24 * 3_600_000);
+            sweep(agents, now, 7 * 24 * 3_600_000);
         }
         Ok(())
     }
@@ -180,7 +180,7 @@ impl Tabs for FileStore {
         // Calls whose Post never came leave a record behind; sweep old ones
         // now and then rather than on every event.
         if record.started_ms.is_multiple_of(64) {
-            sweep(&calls, record.started_ms, 24 * 3_600_000);
+            sweep(calls, record.started_ms, 24 * 3_600_000);
         }
         Ok(())
     }
