@@ -447,10 +447,11 @@ pub(crate) fn euid() -> libc::uid_t {
     *EUID.get_or_init(|| unsafe { libc::geteuid() })
 }
 
-/// The most of one state file [`read_all`] reads. Far past anything
-/// pace-hook writes (a site's state keeps at most 10,000 admission times, a
-/// tab map 512 tabs; a call paced on 100,000 configured sites records about
-/// 5 MB), so a larger file was planted or corrupted. Read whole, a sparse
+/// The most of one file [`read_all`] reads: a state file, or the config.
+/// Far past anything pace-hook writes (a site's state keeps at most 10,000
+/// admission times, a tab map 512 tabs; a call paced on 100,000 configured
+/// sites records about 5 MB) or anyone writes by hand, so a larger file was
+/// planted or corrupted. Read whole, a sparse
 /// file of gigabytes held the hook for half a minute and 4 GB of memory:
 /// past its client's timeout, which lets the call through unpaced.
 pub(crate) const READ_LIMIT: u64 = 64 << 20;
@@ -478,12 +479,12 @@ pub(crate) fn read_all(file: &File, buf: &mut Vec<u8>) -> io::Result<usize> {
     Ok(n)
 }
 
-/// The error of a state file past [`READ_LIMIT`].
-pub(crate) fn too_large() -> io::Error {
+/// The error of a file past [`READ_LIMIT`].
+fn too_large() -> io::Error {
     io::Error::new(
         io::ErrorKind::FileTooLarge,
         format!(
-            "larger than {} MiB, far more than pace-hook ever writes there",
+            "larger than {} MiB, far more than a state file or a config ever holds",
             READ_LIMIT >> 20
         ),
     )

@@ -132,8 +132,8 @@ impl Config {
 /// The text of the regular file at `path`. Anything else (a FIFO would hang
 /// the hook until its timeout, which lets the call through) is refused.
 fn read_regular(path: &Path) -> std::io::Result<String> {
-    use std::{io::Read, os::unix::fs::OpenOptionsExt};
-    let mut f = std::fs::OpenOptions::new()
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)?;
@@ -142,27 +142,14 @@ fn read_regular(path: &Path) -> std::io::Result<String> {
             "not a regular file; a config must be a plain TOML file",
         ));
     }
-    // A config of 100,000 sites is a few megabytes; one past the limit was
-    // not written by hand, and reading it whole could hold the hook past its
-    // client's timeout, which lets the call through unpaced.
-    let mut text = String::new();
-    (&mut f)
-        .take(MAX_CONFIG_BYTES + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::FileTooLarge,
-            format!(
-                "larger than {} MiB; a config is a short TOML file",
-                MAX_CONFIG_BYTES >> 20
-            ),
-        ));
-    }
-    Ok(text)
+    // Read to the same bound as the state's files (a config of 100,000
+    // sites is a few megabytes): reading a planted giant whole could hold
+    // the hook past its client's timeout, which lets the call through.
+    let mut bytes = Vec::new();
+    crate::state_dir::read_all(&f, &mut bytes)?;
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
-
-/// The longest config file read.
-const MAX_CONFIG_BYTES: u64 = 64 << 20;
 
 fn candidate_paths(project: Option<&Path>) -> Vec<PathBuf> {
     let mut paths = Vec::with_capacity(2);
