@@ -153,6 +153,12 @@ pub(super) const PLATFORM: Platform = Platform {
         // XPath's `document.evaluate` and an array's `fill`, in the page
         // (on the Playwright server they run code and type).
         Row(names!["evaluate", "fill"], PAGE, Def::Inert),
+        // A response's or a request's `Headers`, whose `get` reads (on the
+        // Playwright server `headers()` is a read: below); `document.fonts`,
+        // to which adding a face loads nothing (its `load` counts).
+        Row(names!["headers", "fonts"], PAGE, Def::Inert),
+        // A URL's `URLSearchParams`.
+        Row(names!["searchParams"], ANYWHERE, Def::Inert),
         Row(names!["scroll", "scrollTo", "scrollBy", "scrollIntoView", "scrollIntoViewIfNeeded"], ANYWHERE, Def::Sink(SCROLL)),
         // Playwright's reads and waits, on pages, frames, locators and
         // handles.
@@ -208,4 +214,19 @@ const CALL_BACK: Names = names![
 /// Whether a call of `name` calls the functions handed to it.
 pub(super) fn calls_back(name: &str) -> bool {
     CALL_BACK.contains(name)
+}
+
+/// Names the language's collections, iterators and lists share with the
+/// verbs of a page's own client, store or router: `map.get(k)` reads, but
+/// `api.get(u)`, `store.set(k, v)`, `cart.clear()`, `pager.next()` and
+/// `router.push(p)` may each fetch. Called on page data the model cannot
+/// name (`Value::Unlisted`), one is a
+/// possible request; on what the script made or the model knows, the rows
+/// above hold.
+const PAGE_VERBS: Names = names!["get", "set", "delete", "add", "clear", "next", "push"];
+
+/// Whether `name` may be the page's own request verb rather than a
+/// collection's method.
+pub(super) fn page_verb(name: &str) -> bool {
+    PAGE_VERBS.contains(name)
 }

@@ -83,6 +83,12 @@
 //!   the element's tag is known and loads nothing whatever its attributes
 //!   (a link, a cell). A scroll is one: lazy and infinite-scroll pages load
 //!   as they scroll.
+//! - (1) A name the language's collections share with a page's client,
+//!   store or router (`get`, `set`, `next`, `push`: [`page_verb`]) called
+//!   on page data the model cannot name is the page's own method
+//!   (`window.api.get(u)`); a page's method the script stores in an object
+//!   of its own and calls back from there (`o.f = el.loadMore; o.f()`)
+//!   counts each call.
 //! - (3) What ordinary scripts call that loads nothing is in the inert
 //!   tables of [`inert`] (`getAttribute`, `closest`, `rows.map`, `Intl`,
 //!   `console`, Playwright's reads); queries give elements of the tag their
@@ -689,6 +695,12 @@ pub(super) fn calls_back_once(name: &str) -> bool {
 /// `requestAnimationFrame`).
 pub(super) fn calls_back(name: &str) -> bool {
     inert::calls_back(name)
+}
+
+/// Whether a call of `name` on page data the model cannot name may be the
+/// page's own request (`api.get(u)`), though the name is a collection's.
+pub(super) fn page_verb(name: &str) -> bool {
+    inert::page_verb(name)
 }
 
 /// Functions to which the global object may be passed safely: they only

@@ -482,6 +482,9 @@ impl<'a> Walker<'a, '_> {
         if let Key::Name(n, _) = key {
             self.note_member_name(n);
         }
+        if obj.iter().any(|v| matches!(v, Value::Plain)) {
+            self.note_stored(Some(key), vals);
+        }
         if let Key::Name(n, _) = key
             && model::url_assigned(n)
         {

@@ -17,7 +17,11 @@ impl<'a> Walker<'a, '_> {
         match callee.as_member_expression() {
             Some(m) => {
                 let (obj, key, cost) = self.member_parts(m);
-                let f = self.get(&obj, &key, m.span().start);
+                let mut f = self.get(&obj, &key, m.span().start);
+                // `o.f()` of `{ f: el.loadMore }`: a page's method, stored.
+                if obj.iter().any(|v| matches!(v, Value::Plain)) && self.stored_page(&key) {
+                    f.add(Value::Unlisted);
+                }
                 (f, obj, key.into_shown(), cost)
             }
             None => {
@@ -228,10 +232,17 @@ impl<'a> Walker<'a, '_> {
                 (Vals::of(Value::Unlisted), cost)
             }
             Value::Unlisted => {
-                let what = format!(
-                    "a call of `{}`, a function the model does not know",
-                    site.name
-                );
+                let what = if model::page_verb(&site.name) {
+                    format!(
+                        "a call of `{}` on an object of the page's own, which may fetch",
+                        site.name
+                    )
+                } else {
+                    format!(
+                        "a call of `{}`, a function the model does not know",
+                        site.name
+                    )
+                };
                 let c = self.request(&what, at);
                 self.inserted_nodes(args, site);
                 let cost = self.escape_args(args, site);

@@ -60,6 +60,7 @@ impl<'a> Walker<'a, '_> {
                         self.unknown_hosts.insert((s.span.start, what), found);
                     }
                     let (v, c) = self.expr(e);
+                    self.note_stored(None, &v);
                     cost = cost
                         .then(c)
                         .then(self.escape(&v, e.span().start, &how, false));
@@ -462,6 +463,12 @@ impl<'a> Walker<'a, '_> {
                 Key::Name(n, _),
             ) => {
                 match model::by_name(n, env) {
+                    // `api.get(u)`, `router.push(p)`: a collection's name
+                    // on page data the model cannot name is the page's own
+                    // method, which may fetch.
+                    Some(_) if matches!(v, Value::Unlisted) && model::page_verb(n) => {
+                        one(Value::Unlisted)
+                    }
                     Some(def) => one(Value::from(def)),
                     // `f.call(x)` of data is data's (`o.m.call(x)`, `m` a
                     // method of the script's); of an unlisted method, that
@@ -549,6 +556,7 @@ impl<'a> Walker<'a, '_> {
                         _ => false,
                     };
                     let (v, c) = self.expr(&p.value);
+                    self.note_stored(Some(&key), &v);
                     cost = cost.then(c);
                     let at = p.span.start;
                     let how = match p.kind {
@@ -573,6 +581,8 @@ impl<'a> Walker<'a, '_> {
                 }
                 ObjectPropertyKind::SpreadProperty(s) => {
                     let (v, c) = self.expr(&s.argument);
+                    // `{ ...window.api }`: its members, under keys unread.
+                    self.note_spread(&v);
                     let how = How::at(
                         "is copied into an object ({at}), where the analysis cannot follow it",
                         s.span.start,

@@ -139,6 +139,22 @@ struct Reads {
     then: Cell<bool>,
     /// Nodes were put into the page ([`Walker::unread_document`]).
     unread_document: Cell<bool>,
+    /// A call of a member of the script's object ([`Walker::stored_page`]).
+    stored_page: Cell<bool>,
+}
+
+/// The keys under which the script stored page data the model cannot name
+/// in objects of its own ([`Walker::stored_page`]).
+#[derive(Default)]
+struct StoredPage {
+    /// By name (`{ f: el.loadMore }`, `o.f = el.m`).
+    names: Vec<Box<str>>,
+    /// In an array, under an index or under a key the analysis cannot read
+    /// (`[el.loadMore]`, `fs[0] = el.m`, `o[k] = el.m`): called back
+    /// through an index or a computed key.
+    items: bool,
+    /// Members of page data copied in (`{ ...window.api }`): under any name.
+    any: bool,
 }
 
 /// The kinds of state a round reads by key.
@@ -200,6 +216,7 @@ impl Reads {
         self.globals.set(false);
         self.then.set(false);
         self.unread_document.set(false);
+        self.stored_page.set(false);
     }
 }
 
@@ -376,6 +393,11 @@ pub(super) struct Walker<'a, 'p> {
     /// A function escaping now is an object's or a class's method: its
     /// `this` is that object, not a page object.
     method_this: bool,
+    /// Where the script stores page data the model cannot name in an
+    /// object or array of its own (`{ f: el.loadMore }`, `[el.loadMore]`,
+    /// `o.f = el.m`), which the walk does not follow: a member called back
+    /// from one of its objects (`o.f()`, `fs[0]()`) may be that page method.
+    stored_page: StoredPage,
     /// The keyed hasher of names ([`Name`]).
     names: RandomState,
     requests: BTreeMap<(u32, String), Found>,
@@ -447,6 +469,7 @@ impl<'a, 'p> Walker<'a, 'p> {
             own_then: false,
             unread_document: false,
             method_this: false,
+            stored_page: StoredPage::default(),
             names: RandomState::new(),
             requests: BTreeMap::new(),
             opaque: BTreeMap::new(),

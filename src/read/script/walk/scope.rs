@@ -167,6 +167,58 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
+    /// The script stores `vals` under `key` in an object of its own (an
+    /// array's item when `key` is `None`): page data among them may be a
+    /// page's method, called back from there.
+    pub(super) fn note_stored(&mut self, key: Option<&Key<'_>>, vals: &Vals) {
+        self.note_stored_as(key, vals, false);
+    }
+
+    /// Page data's members copied into an object of the script's
+    /// (`{ ...window.api }`): under names the analysis does not know.
+    pub(super) fn note_spread(&mut self, vals: &Vals) {
+        self.note_stored_as(None, vals, true);
+    }
+
+    fn note_stored_as(&mut self, key: Option<&Key<'_>>, vals: &Vals, spread: bool) {
+        if !vals.iter().any(|v| matches!(v, Value::Unlisted)) {
+            return;
+        }
+        let stored = &mut self.stored_page;
+        let grew = match key {
+            _ if spread => !std::mem::replace(&mut stored.any, true),
+            Some(Key::Name(n, _)) if !model::is_frame_index(n) => {
+                let known = stored.names.iter().any(|m| **m == **n);
+                if !known {
+                    stored.names.push(n.as_ref().into());
+                }
+                !known
+            }
+            Some(Key::Private) => false,
+            None | Some(Key::Name(..) | Key::Unreadable) => {
+                !std::mem::replace(&mut stored.items, true)
+            }
+        };
+        if grew {
+            self.changed = true;
+            self.stale |= self.reads.stored_page.get();
+        }
+    }
+
+    /// Whether a member `key` of an object of the script's may hold page
+    /// data the script stored there ([`Walker::note_stored`]).
+    pub(super) fn stored_page(&self, key: &Key<'_>) -> bool {
+        self.reads.stored_page.set(true);
+        let stored = &self.stored_page;
+        stored.any
+            || match key {
+                Key::Name(n, _) if model::is_frame_index(n) => stored.items,
+                Key::Name(n, _) => stored.names.iter().any(|m| **m == **n),
+                Key::Unreadable => stored.items || !stored.names.is_empty(),
+                Key::Private => false,
+            }
+    }
+
     /// Whether the script parses markup it cannot read into an inert
     /// document anywhere.
     pub(super) fn unread_document(&self) -> bool {
