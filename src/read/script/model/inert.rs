@@ -230,3 +230,54 @@ const PAGE_VERBS: Names = names!["get", "set", "delete", "add", "clear", "next",
 pub(super) fn page_verb(name: &str) -> bool {
     PAGE_VERBS.contains(name)
 }
+
+/// Names of the language's functions that give the items of the array or
+/// object they are handed or called on, or arrays of them
+/// (`Object.values(o)`, `fs.slice()`, `fs.at(0)`).
+const GIVES_ITEMS: Names = names![
+    "values",
+    "entries",
+    "from",
+    "of",
+    "assign",
+    "fromEntries",
+    "slice",
+    "concat",
+    "filter",
+    "flat",
+    "reverse",
+    "sort",
+    "splice",
+    "toReversed",
+    "toSorted",
+    "toSpliced",
+    "with",
+    "at",
+    "find",
+    "findLast",
+    "pop",
+    "shift",
+    "get",
+    "map",
+    "flatMap"
+];
+
+/// Whether a call of `name` may give items of what it is handed.
+pub(super) fn gives_items(name: &str) -> bool {
+    GIVES_ITEMS.contains(name)
+}
+
+/// The language's constructors of collections: `new Map()` is the script's
+/// own data, whose `get` gives back what the script `set`.
+const COLLECTIONS: Names = names!["Map", "Set", "WeakMap", "WeakSet", "Array", "Object"];
+
+/// Whether `new` of `name` makes a collection of the script's own.
+pub(super) fn makes_collection(name: &str) -> bool {
+    COLLECTIONS.contains(name)
+}
+
+/// Whether `name` is a reduction, whose callback is given the accumulator
+/// first and the item second.
+pub(super) fn reduces(name: &str) -> bool {
+    matches!(name, "reduce" | "reduceRight")
+}

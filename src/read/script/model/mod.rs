@@ -88,7 +88,9 @@
 //!   on page data the model cannot name is the page's own method
 //!   (`window.api.get(u)`); a page's method the script stores in an object
 //!   of its own and calls back from there (`o.f = el.loadMore; o.f()`)
-//!   counts each call.
+//!   counts each call, however it comes out: read out, destructured, given
+//!   to the array's callbacks ([`gives_items`], a `for … of`); so do the
+//!   items of a page's own list (`window.handlers.forEach(h => h())`).
 //! - (3) What ordinary scripts call that loads nothing is in the inert
 //!   tables of [`inert`] (`getAttribute`, `closest`, `rows.map`, `Intl`,
 //!   `console`, Playwright's reads); queries give elements of the tag their
@@ -701,6 +703,23 @@ pub(super) fn calls_back(name: &str) -> bool {
 /// page's own request (`api.get(u)`), though the name is a collection's.
 pub(super) fn page_verb(name: &str) -> bool {
     inert::page_verb(name)
+}
+
+/// Whether a call of `name` may give the items of the array or object it
+/// is handed or called on (`Object.values(o)`, `fs.at(0)`).
+pub(super) fn gives_items(name: &str) -> bool {
+    inert::gives_items(name)
+}
+
+/// Whether `new` of `name` makes a collection of the script's own
+/// (`new Map()`).
+pub(super) fn makes_collection(name: &str) -> bool {
+    inert::makes_collection(name)
+}
+
+/// Whether a callback of `name` is given the item second (`reduce`).
+pub(super) fn reduces(name: &str) -> bool {
+    inert::reduces(name)
 }
 
 /// Functions to which the global object may be passed safely: they only

@@ -17,11 +17,7 @@ impl<'a> Walker<'a, '_> {
         match callee.as_member_expression() {
             Some(m) => {
                 let (obj, key, cost) = self.member_parts(m);
-                let mut f = self.get(&obj, &key, m.span().start);
-                // `o.f()` of `{ f: el.loadMore }`: a page's method, stored.
-                if obj.iter().any(|v| matches!(v, Value::Plain)) && self.stored_page(&key) {
-                    f.add(Value::Unlisted);
-                }
+                let f = self.get(&obj, &key, m.span().start);
                 (f, obj, key.into_shown(), cost)
             }
             None => {
@@ -70,6 +66,9 @@ impl<'a> Walker<'a, '_> {
         // `list.forEach(a => …)` of elements of one tag: the callback is
         // given them, not page data.
         let each = each_element(&name, &receiver);
+        // `fs.forEach(f => f())` of `[el.loadMore]`, `window.handlers.map(…)`:
+        // the callback is given the items, among them a page's method.
+        let page_items = model::calls_back(&name) && self.may_hold_page_functions(&receiver);
         let mut args = self.arg_lists.pop().unwrap_or_default();
         for (i, a) in arguments.iter().enumerate() {
             // Bound before the body is walked, as below: no second round.
@@ -92,17 +91,27 @@ impl<'a> Walker<'a, '_> {
                     };
                     self.bind(&p.pattern, &vals, false);
                 }
-            } else if escapes {
+            } else if escapes || page_items {
                 let params = match a {
                     Argument::ArrowFunctionExpression(f) => Some(&f.params),
                     Argument::FunctionExpression(f) => {
-                        self.join_this(f.span.start, &Vals::unknown());
+                        if escapes {
+                            self.join_this(f.span.start, &Vals::unknown());
+                        }
                         Some(&f.params)
                     }
                     _ => None,
                 };
-                for p in params.iter().flat_map(|p| &p.items) {
-                    self.bind(&p.pattern, &Vals::unknown(), false);
+                // The item is the first argument; a reduction's, the second.
+                let item = usize::from(model::reduces(&name));
+                for (n, p) in params.iter().flat_map(|p| &p.items).enumerate() {
+                    let mut vals = Vals::unknown();
+                    if page_items && n == item {
+                        vals.add(Value::Unlisted);
+                    } else if !escapes {
+                        continue;
+                    }
+                    self.bind(&p.pattern, &vals, false);
                 }
             }
             let env = self.env;
@@ -259,6 +268,13 @@ impl<'a> Walker<'a, '_> {
                 (Vals::of(Value::Plain), cost)
             }
             _ => {
+                // `fs.push(el.loadMore)`, `m.set(k, el.loadMore)`: a page's
+                // method handed on, perhaps to be kept and called back.
+                if site.receiver.iter().any(|v| matches!(v, Value::Plain)) {
+                    for a in args {
+                        self.note_stored(None, &a.vals);
+                    }
+                }
                 // `o.m.call(x)`: `m` may be a method of the script's.
                 if matches!(f, Value::Unknown) && model::function_member(&site.name).is_some() {
                     let this = args
@@ -299,12 +315,24 @@ impl<'a> Walker<'a, '_> {
                 // one, elements of the same tag.
                 let out = match f {
                     Value::Parsed(unread) => Value::Parsed(*unread),
+                    // `new Map()`: a collection of the script's own.
+                    _ if site.new && model::makes_collection(&site.name) => Value::Plain,
                     _ => match kept_elements(site, args) {
                         Some(tag) => Value::Element(tag),
                         None => Value::Unknown,
                     },
                 };
-                (Vals::of(out), cost)
+                let mut out = Vals::of(out);
+                // `Object.values(o)`, `fs.slice()`, `fs.at(0)` of the
+                // script's data holding a page's method: may be or hold it.
+                let plain = |vals: &Vals| vals.iter().any(|v| matches!(v, Value::Plain));
+                if model::gives_items(&site.name)
+                    && (plain(&site.receiver) || args.iter().any(|a| plain(&a.vals)))
+                    && self.stored_any()
+                {
+                    out.add(Value::Unlisted);
+                }
+                (out, cost)
             }
         }
     }

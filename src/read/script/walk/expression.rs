@@ -394,6 +394,10 @@ impl<'a> Walker<'a, '_> {
             let got = self.get_one(v, key, at);
             out.join_owned(got);
         }
+        // `o.f` of `{ f: el.loadMore }`: a page's method, stored.
+        if obj.iter().any(|v| matches!(v, Value::Plain)) && self.stored_page(key) {
+            out.add(Value::Unlisted);
+        }
         out
     }
 

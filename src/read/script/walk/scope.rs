@@ -219,6 +219,22 @@ impl<'a> Walker<'a, '_> {
             }
     }
 
+    /// Whether the script stored page data the model cannot name in an
+    /// object or array of its own anywhere ([`Walker::note_stored`]).
+    pub(super) fn stored_any(&self) -> bool {
+        self.reads.stored_page.set(true);
+        let stored = &self.stored_page;
+        stored.any || stored.items || !stored.names.is_empty()
+    }
+
+    /// Whether the items of `list` may be functions of the page's: it is
+    /// page data the model cannot name (`window.handlers`), or the script's
+    /// own, once it stored such data in its objects.
+    pub(super) fn may_hold_page_functions(&self, list: &Vals) -> bool {
+        list.iter().any(|v| matches!(v, Value::Unlisted))
+            || (list.iter().any(|v| matches!(v, Value::Plain)) && self.stored_any())
+    }
+
     /// Whether the script parses markup it cannot read into an inert
     /// document anywhere.
     pub(super) fn unread_document(&self) -> bool {
@@ -372,11 +388,16 @@ impl<'a> Walker<'a, '_> {
             }
             BindingPattern::ArrayPattern(a) => {
                 let mut cost = Cost::Zero;
+                // `const [f] = [el.loadMore]`: an item may be a page's method.
+                let mut item = Vals::unknown();
+                if self.may_hold_page_functions(vals) {
+                    item.add(Value::Unlisted);
+                }
                 for p in a.elements.iter().flatten() {
-                    cost = cost.then(self.bind(p, &Vals::unknown(), eval));
+                    cost = cost.then(self.bind(p, &item, eval));
                 }
                 if let Some(rest) = &a.rest {
-                    cost = cost.then(self.bind(&rest.argument, &Vals::unknown(), eval));
+                    cost = cost.then(self.bind(&rest.argument, &item, eval));
                 }
                 cost
             }

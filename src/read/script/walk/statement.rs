@@ -179,6 +179,13 @@ impl<'a> Walker<'a, '_> {
             {
                 Vals::of(Value::Element(t.clone()))
             }
+            // `for (const f of fs)` of `[el.loadMore]`, or of a page's own
+            // list: a page's method, possibly.
+            _ if kind == "for … of" && self.may_hold_page_functions(&list) => {
+                let mut item = Vals::unknown();
+                item.add(Value::Unlisted);
+                item
+            }
             _ => Vals::unknown(),
         };
         let mut each = Cost::Zero;
