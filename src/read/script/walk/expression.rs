@@ -144,6 +144,14 @@ impl<'a> Walker<'a, '_> {
             Expression::YieldExpression(y) => match &y.argument {
                 Some(a) => {
                     let (v, c) = self.expr(a);
+                    // `function* g() { yield el.loadMore }`: what the
+                    // generator gives may be a page's method
+                    // (`for (const f of g()) f()`).
+                    if v.iter().any(|v| matches!(v, Value::Unlisted))
+                        && let Some(ctx) = self.fns.last_mut()
+                    {
+                        ctx.returns.add(Value::Unlisted);
+                    }
                     let how = How::at("runs after being yielded ({at})", y.span.start);
                     (
                         Vals::unknown(),
