@@ -68,7 +68,11 @@ impl<'a> Walker<'a, '_> {
         let each = each_element(&name, &receiver);
         // `fs.forEach(f => f())` of `[el.loadMore]`, `window.handlers.map(…)`:
         // the callback is given the items, among them a page's method.
-        let page_items = model::calls_back(&name) && self.may_hold_page_functions(&receiver);
+        let page_items = receiver
+            .iter()
+            .any(|v| matches!(v, Value::Unlisted | Value::Plain))
+            && model::calls_back(&name)
+            && self.may_hold_page_functions(&receiver);
         let mut args = self.arg_lists.pop().unwrap_or_default();
         for (i, a) in arguments.iter().enumerate() {
             // Bound before the body is walked, as below: no second round.
@@ -326,8 +330,8 @@ impl<'a> Walker<'a, '_> {
                 // `Object.values(o)`, `fs.slice()`, `fs.at(0)` of the
                 // script's data holding a page's method: may be or hold it.
                 let plain = |vals: &Vals| vals.iter().any(|v| matches!(v, Value::Plain));
-                if model::gives_items(&site.name)
-                    && (plain(&site.receiver) || args.iter().any(|a| plain(&a.vals)))
+                if (plain(&site.receiver) || args.iter().any(|a| plain(&a.vals)))
+                    && model::gives_items(&site.name)
                     && self.stored_any()
                 {
                     out.add(Value::Unlisted);

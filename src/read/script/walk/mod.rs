@@ -139,8 +139,36 @@ struct Reads {
     then: Cell<bool>,
     /// Nodes were put into the page ([`Walker::unread_document`]).
     unread_document: Cell<bool>,
-    /// A call of a member of the script's object ([`Walker::stored_page`]).
-    stored_page: Cell<bool>,
+    /// What the round asked of [`StoredPage`]: each growth there makes the
+    /// round stale only if an answer it gave may change.
+    stored: StoredReads,
+}
+
+/// What a round was told "no" by the page data stored in the script's
+/// objects ([`Walker::stored_page`], [`Walker::stored_any`]): the stores
+/// only grow, so a "yes" stays one, and a growth makes the round stale only
+/// if it turns a "no" it gave into a "yes". Ordinary scripts keep page data
+/// in their objects (`{ link: a.href }`) and read members of them
+/// everywhere: one flag for every question made such scripts walk twice.
+#[derive(Default)]
+struct StoredReads {
+    /// Names denied, one bit per [`name_bit`].
+    names: Cell<u64>,
+    /// An item denied, read through an index.
+    items: Cell<bool>,
+    /// A question any growth answers otherwise: whether anything was
+    /// stored, a member read through a key the analysis cannot read.
+    all: Cell<bool>,
+}
+
+/// The bit of `name` in [`StoredReads::names`]: names that share one make
+/// a round stale for each other, which only costs a round.
+fn name_bit(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let first = usize::from(b.first().copied().unwrap_or(0));
+    let last = usize::from(b.last().copied().unwrap_or(0));
+    let mix = b.len() ^ (first << 2) ^ (last << 4);
+    1 << (mix % 64)
 }
 
 /// The keys under which the script stored page data the model cannot name
@@ -149,6 +177,9 @@ struct Reads {
 struct StoredPage {
     /// By name (`{ f: el.loadMore }`, `o.f = el.m`).
     names: Vec<Box<str>>,
+    /// A bit per name in `names` ([`name_bit`]): most members read are
+    /// none of them, and are told so without a compare.
+    name_bits: u64,
     /// In an array, under an index or under a key the analysis cannot read
     /// (`[el.loadMore]`, `fs[0] = el.m`, `o[k] = el.m`): called back
     /// through an index or a computed key.
@@ -216,7 +247,9 @@ impl Reads {
         self.globals.set(false);
         self.then.set(false);
         self.unread_document.set(false);
-        self.stored_page.set(false);
+        self.stored.names.set(0);
+        self.stored.items.set(false);
+        self.stored.all.set(false);
     }
 }
 

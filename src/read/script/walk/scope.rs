@@ -185,46 +185,69 @@ impl<'a> Walker<'a, '_> {
             return;
         }
         let stored = &mut self.stored_page;
-        let grew = match key {
-            _ if spread => !std::mem::replace(&mut stored.any, true),
+        let asked = &self.reads.stored;
+        // Whether the growth may change an answer this round gave.
+        let stale = match key {
+            _ if spread => {
+                let grew = !std::mem::replace(&mut stored.any, true);
+                grew.then(|| asked.all.get() || asked.items.get() || asked.names.get() != 0)
+            }
             Some(Key::Name(n, _)) if !model::is_frame_index(n) => {
-                let known = stored.names.iter().any(|m| **m == **n);
+                let bit = name_bit(n);
+                let known = stored.name_bits & bit != 0 && stored.names.iter().any(|m| **m == **n);
                 if !known {
                     stored.names.push(n.as_ref().into());
+                    stored.name_bits |= bit;
                 }
-                !known
+                (!known).then(|| asked.all.get() || asked.names.get() & name_bit(n) != 0)
             }
-            Some(Key::Private) => false,
+            Some(Key::Private) => None,
             None | Some(Key::Name(..) | Key::Unreadable) => {
-                !std::mem::replace(&mut stored.items, true)
+                let grew = !std::mem::replace(&mut stored.items, true);
+                grew.then(|| asked.all.get() || asked.items.get())
             }
         };
-        if grew {
+        if let Some(stale) = stale {
             self.changed = true;
-            self.stale |= self.reads.stored_page.get();
+            self.stale |= stale;
         }
     }
 
     /// Whether a member `key` of an object of the script's may hold page
     /// data the script stored there ([`Walker::note_stored`]).
     pub(super) fn stored_page(&self, key: &Key<'_>) -> bool {
-        self.reads.stored_page.set(true);
         let stored = &self.stored_page;
-        stored.any
+        let found = stored.any
             || match key {
                 Key::Name(n, _) if model::is_frame_index(n) => stored.items,
-                Key::Name(n, _) => stored.names.iter().any(|m| **m == **n),
+                Key::Name(n, _) => {
+                    stored.name_bits & name_bit(n) != 0 && stored.names.iter().any(|m| **m == **n)
+                }
                 Key::Unreadable => stored.items || !stored.names.is_empty(),
                 Key::Private => false,
+            };
+        // Only a "no" can change as the stores grow: note what was denied.
+        if !found {
+            let asked = &self.reads.stored;
+            match key {
+                Key::Name(n, _) if model::is_frame_index(n) => asked.items.set(true),
+                Key::Name(n, _) => asked.names.set(asked.names.get() | name_bit(n)),
+                Key::Unreadable => asked.all.set(true),
+                Key::Private => {}
             }
+        }
+        found
     }
 
     /// Whether the script stored page data the model cannot name in an
     /// object or array of its own anywhere ([`Walker::note_stored`]).
     pub(super) fn stored_any(&self) -> bool {
-        self.reads.stored_page.set(true);
         let stored = &self.stored_page;
-        stored.any || stored.items || !stored.names.is_empty()
+        let found = stored.any || stored.items || !stored.names.is_empty();
+        if !found {
+            self.reads.stored.all.set(true);
+        }
+        found
     }
 
     /// Whether the items of `list` may be functions of the page's: it is
