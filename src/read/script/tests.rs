@@ -419,12 +419,14 @@ fn script_a_variable_given_more_strings_than_a_set_keeps_still_settles() {
     assert!(a.urls.contains(&"https://a39.test/".to_owned()));
 }
 
+/// How many rounds the walk of `code` (in the page) took, and what it found.
+fn rounds(code: &str) -> (usize, Analysis) {
+    let a = page(code);
+    (walk::ROUNDS.get(), a)
+}
+
 #[test]
 fn script_walk_stops_after_a_round_that_read_every_value_in_its_final_state() {
-    let rounds = |code: &str| {
-        let a = page(code);
-        (walk::ROUNDS.get(), a)
-    };
     // Nothing read before it was written: one round.
     let (n, a) = rounds(
         "const r = await fetch('/a'); const j = await r.json(); return j.items.map(i => i.name)",
@@ -512,10 +514,6 @@ fn script_strings_the_walk_does_not_follow_as_urls_still_name_their_sites() {
 
 #[test]
 fn script_walk_reruns_for_a_stored_page_method_only_where_an_answer_changes() {
-    let rounds = |code: &str| {
-        let a = page(code);
-        (walk::ROUNDS.get(), a)
-    };
     // Page data kept in the script's objects, and members of them read
     // after: no answer given was "no" and then "yes", so one round (the
     // shape of the bench's 10 KB and 100 KB scripts).

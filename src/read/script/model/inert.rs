@@ -275,9 +275,3 @@ const COLLECTIONS: Names = names!["Map", "Set", "WeakMap", "WeakSet", "Array", "
 pub(super) fn makes_collection(name: &str) -> bool {
     COLLECTIONS.contains(name)
 }
-
-/// Whether `name` is a reduction, whose callback is given the accumulator
-/// first and the item second.
-pub(super) fn reduces(name: &str) -> bool {
-    matches!(name, "reduce" | "reduceRight")
-}

@@ -48,6 +48,12 @@ pub(super) const PLATFORM: Platform = Platform {
 /// An array's methods that hand their callback an accumulator.
 const ACCUMULATORS: Names = names!["reduce", "reduceRight"];
 
+/// Whether `name` hands its callback an accumulator first and the item
+/// second (`reduce`).
+pub(super) fn accumulates(name: &str) -> bool {
+    ACCUMULATORS.contains(name)
+}
+
 /// Member `name` of an object made by a literal (`[…]`, `{}`): the
 /// language's own methods, of which the model knows the accumulators; any
 /// other is page data.

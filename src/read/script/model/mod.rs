@@ -719,7 +719,7 @@ pub(super) fn makes_collection(name: &str) -> bool {
 
 /// Whether a callback of `name` is given the item second (`reduce`).
 pub(super) fn reduces(name: &str) -> bool {
-    inert::reduces(name)
+    language::accumulates(name)
 }
 
 /// Functions to which the global object may be passed safely: they only

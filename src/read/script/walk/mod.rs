@@ -188,6 +188,18 @@ struct StoredPage {
     any: bool,
 }
 
+impl StoredPage {
+    /// Whether anything was stored, under any key.
+    fn holds_any(&self) -> bool {
+        self.any || self.items || !self.names.is_empty()
+    }
+
+    /// Whether `n` is one of the names stored under.
+    fn has_name(&self, n: &str, bit: u64) -> bool {
+        self.name_bits & bit != 0 && self.names.iter().any(|m| **m == *n)
+    }
+}
+
 /// The kinds of state a round reads by key.
 #[derive(Clone, Copy)]
 enum Kept {

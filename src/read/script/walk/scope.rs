@@ -194,12 +194,12 @@ impl<'a> Walker<'a, '_> {
             }
             Some(Key::Name(n, _)) if !model::is_frame_index(n) => {
                 let bit = name_bit(n);
-                let known = stored.name_bits & bit != 0 && stored.names.iter().any(|m| **m == **n);
+                let known = stored.has_name(n, bit);
                 if !known {
                     stored.names.push(n.as_ref().into());
                     stored.name_bits |= bit;
                 }
-                (!known).then(|| asked.all.get() || asked.names.get() & name_bit(n) != 0)
+                (!known).then(|| asked.all.get() || asked.names.get() & bit != 0)
             }
             Some(Key::Private) => None,
             None | Some(Key::Name(..) | Key::Unreadable) => {
@@ -217,36 +217,39 @@ impl<'a> Walker<'a, '_> {
     /// data the script stored there ([`Walker::note_stored`]).
     pub(super) fn stored_page(&self, key: &Key<'_>) -> bool {
         let stored = &self.stored_page;
-        let found = stored.any
-            || match key {
-                Key::Name(n, _) if model::is_frame_index(n) => stored.items,
-                Key::Name(n, _) => {
-                    stored.name_bits & name_bit(n) != 0 && stored.names.iter().any(|m| **m == **n)
-                }
-                Key::Unreadable => stored.items || !stored.names.is_empty(),
-                Key::Private => false,
-            };
+        let asked = &self.reads.stored;
         // Only a "no" can change as the stores grow: note what was denied.
-        if !found {
-            let asked = &self.reads.stored;
-            match key {
-                Key::Name(n, _) if model::is_frame_index(n) => asked.items.set(true),
-                Key::Name(n, _) => asked.names.set(asked.names.get() | name_bit(n)),
-                Key::Unreadable => asked.all.set(true),
-                Key::Private => {}
+        match key {
+            Key::Name(n, _) if model::is_frame_index(n) => {
+                let found = stored.any || stored.items;
+                asked.items.set(asked.items.get() || !found);
+                found
             }
+            Key::Name(n, _) => {
+                let bit = name_bit(n);
+                let found = stored.any || stored.has_name(n, bit);
+                if !found {
+                    asked.names.set(asked.names.get() | bit);
+                }
+                found
+            }
+            Key::Unreadable => {
+                let found = stored.holds_any();
+                asked.all.set(asked.all.get() || !found);
+                found
+            }
+            // Nothing the script stores lands in a private field (a spread
+            // copies none).
+            Key::Private => false,
         }
-        found
     }
 
     /// Whether the script stored page data the model cannot name in an
     /// object or array of its own anywhere ([`Walker::note_stored`]).
     pub(super) fn stored_any(&self) -> bool {
-        let stored = &self.stored_page;
-        let found = stored.any || stored.items || !stored.names.is_empty();
-        if !found {
-            self.reads.stored.all.set(true);
-        }
+        let found = self.stored_page.holds_any();
+        let asked = &self.reads.stored.all;
+        asked.set(asked.get() || !found);
         found
     }
 
